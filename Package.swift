@@ -1,0 +1,80 @@
+// swift-tools-version:6.0
+// Understudy: a local stand-in for Sign in with Apple, Google Sign-In and the mail server.
+// Modules follow the dependency direction (lowest first):
+//   C libraries -> I/O -> protocol cores -> features -> app assembly -> executable.
+import PackageDescription
+
+let package = Package(
+    name: "Understudy",
+    products: [
+        .executable(name: "understudy", targets: ["understudy"]),
+        .executable(name: "understudy-bench", targets: ["understudy-bench"]),
+    ],
+    targets: [
+        // MARK: C libraries
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        // Linux headers Glibc does not export: epoll, eventfd, timerfd, signalfd, iconv.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        // Real C functions for macros Swift cannot import (OpenSSL, SQLite, errno).
+        .target(name: "CShims", path: "Sources/CShims",
+                linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("sqlite3")]),
+
+        // MARK: Foundations with no I/O
+        .target(name: "UnderstudyJSON", path: "Sources/UnderstudyJSON"),
+
+        // MARK: I/O
+        .target(name: "UnderstudyIO", dependencies: ["CLinux", "CShims"], path: "Sources/UnderstudyIO"),
+
+        // MARK: Protocol cores (pure: bytes in, events out)
+        .target(name: "UnderstudyHTTP", dependencies: ["UnderstudyJSON"], path: "Sources/UnderstudyHTTP"),
+        .target(name: "UnderstudySMTP", path: "Sources/UnderstudySMTP"),
+        .target(name: "UnderstudyMIME", dependencies: ["CLinux"], path: "Sources/UnderstudyMIME"),
+        .target(name: "UnderstudyJOSE", dependencies: ["COpenSSL", "CShims", "UnderstudyJSON"],
+                path: "Sources/UnderstudyJOSE"),
+
+        // MARK: Servers: protocol cores on the event loop
+        .target(name: "UnderstudyHTTPServer", dependencies: ["UnderstudyIO", "UnderstudyHTTP"],
+                path: "Sources/UnderstudyHTTPServer"),
+        .target(name: "UnderstudySMTPServer", dependencies: ["UnderstudyIO", "UnderstudySMTP"],
+                path: "Sources/UnderstudySMTPServer"),
+
+        // MARK: Features
+        .target(name: "UnderstudyExtract", path: "Sources/UnderstudyExtract"),
+        .target(name: "UnderstudyStore", dependencies: ["CSQLite", "CShims", "UnderstudyJSON"],
+                path: "Sources/UnderstudyStore"),
+        .target(name: "UnderstudyProviders",
+                dependencies: ["UnderstudyJOSE", "UnderstudyHTTP", "UnderstudyJSON"],
+                path: "Sources/UnderstudyProviders"),
+        .target(name: "UnderstudyInbox",
+                dependencies: ["UnderstudyStore", "UnderstudyMIME", "UnderstudyExtract", "UnderstudyHTTP",
+                               "UnderstudySMTP", "UnderstudyJSON"],
+                path: "Sources/UnderstudyInbox"),
+
+        // MARK: Application assembly and executables
+        .target(name: "UnderstudyApp",
+                dependencies: ["UnderstudyHTTPServer", "UnderstudySMTPServer", "UnderstudyProviders",
+                               "UnderstudyInbox", "UnderstudyJOSE", "UnderstudyJSON"],
+                path: "Sources/UnderstudyApp"),
+        .executableTarget(name: "understudy", dependencies: ["UnderstudyApp"], path: "Sources/understudy"),
+        .executableTarget(name: "understudy-bench", dependencies: ["UnderstudyApp"],
+                          path: "Sources/understudy-bench"),
+
+        // MARK: Tests, one per module
+        .testTarget(name: "UnderstudyJSONTests", dependencies: ["UnderstudyJSON"]),
+        .testTarget(name: "UnderstudyIOTests", dependencies: ["UnderstudyIO"]),
+        .testTarget(name: "UnderstudyHTTPTests", dependencies: ["UnderstudyHTTP"]),
+        .testTarget(name: "UnderstudyHTTPServerTests", dependencies: ["UnderstudyHTTPServer"]),
+        .testTarget(name: "UnderstudySMTPTests", dependencies: ["UnderstudySMTP"]),
+        .testTarget(name: "UnderstudySMTPServerTests", dependencies: ["UnderstudySMTPServer"]),
+        .testTarget(name: "UnderstudyMIMETests", dependencies: ["UnderstudyMIME"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "UnderstudyJOSETests", dependencies: ["UnderstudyJOSE"], resources: [.copy("Vectors")]),
+        .testTarget(name: "UnderstudyExtractTests", dependencies: ["UnderstudyExtract"], resources: [.copy("Corpus")]),
+        .testTarget(name: "UnderstudyStoreTests", dependencies: ["UnderstudyStore"]),
+        .testTarget(name: "UnderstudyProvidersTests", dependencies: ["UnderstudyProviders"]),
+        .testTarget(name: "UnderstudyInboxTests", dependencies: ["UnderstudyInbox"]),
+        .testTarget(name: "UnderstudyAppTests", dependencies: ["UnderstudyApp"]),
+    ]
+)

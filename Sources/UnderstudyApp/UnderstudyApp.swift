@@ -1,0 +1,2 @@
+// UnderstudyApp: placeholder until the module lands.
+enum UnderstudyAppModule {}

@@ -1,0 +1,2 @@
+// UnderstudyExtract: placeholder until the module lands.
+enum UnderstudyExtractModule {}

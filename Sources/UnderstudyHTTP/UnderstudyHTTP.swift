@@ -1,0 +1,2 @@
+// UnderstudyHTTP: placeholder until the module lands.
+enum UnderstudyHTTPModule {}

@@ -1,0 +1,2 @@
+// UnderstudyHTTPServer: placeholder until the module lands.
+enum UnderstudyHTTPServerModule {}

@@ -1,0 +1,2 @@
+// UnderstudyIO: placeholder until the module lands.
+enum UnderstudyIOModule {}

@@ -1,0 +1,2 @@
+// UnderstudyInbox: placeholder until the module lands.
+enum UnderstudyInboxModule {}

@@ -1,0 +1,2 @@
+// UnderstudyJOSE: placeholder until the module lands.
+enum UnderstudyJOSEModule {}

@@ -1,0 +1,2 @@
+// UnderstudyJSON: placeholder until the module lands.
+enum UnderstudyJSONModule {}

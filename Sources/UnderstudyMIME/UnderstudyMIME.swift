@@ -1,0 +1,2 @@
+// UnderstudyMIME: placeholder until the module lands.
+enum UnderstudyMIMEModule {}

@@ -1,0 +1,2 @@
+// UnderstudyProviders: placeholder until the module lands.
+enum UnderstudyProvidersModule {}

@@ -1,0 +1,2 @@
+// UnderstudySMTP: placeholder until the module lands.
+enum UnderstudySMTPModule {}

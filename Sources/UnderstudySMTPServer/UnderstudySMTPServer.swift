@@ -1,0 +1,2 @@
+// UnderstudySMTPServer: placeholder until the module lands.
+enum UnderstudySMTPServerModule {}

@@ -1,0 +1,2 @@
+// UnderstudyStore: placeholder until the module lands.
+enum UnderstudyStoreModule {}

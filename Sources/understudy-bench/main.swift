@@ -1,0 +1,2 @@
+import UnderstudyApp
+print("bench")

@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyApp
+
+@Test func UnderstudyAppBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyExtract
+
+@Test func UnderstudyExtractBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyHTTPServer
+
+@Test func UnderstudyHTTPServerBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyHTTP
+
+@Test func UnderstudyHTTPBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyIO
+
+@Test func UnderstudyIOBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyInbox
+
+@Test func UnderstudyInboxBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyJOSE
+
+@Test func UnderstudyJOSEBuilds() {}

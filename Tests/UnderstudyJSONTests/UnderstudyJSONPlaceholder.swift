@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyJSON
+
+@Test func UnderstudyJSONBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyMIME
+
+@Test func UnderstudyMIMEBuilds() {}

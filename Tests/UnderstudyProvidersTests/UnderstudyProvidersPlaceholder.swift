@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyProviders
+
+@Test func UnderstudyProvidersBuilds() {}

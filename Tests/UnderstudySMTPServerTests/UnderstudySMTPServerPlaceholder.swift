@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudySMTPServer
+
+@Test func UnderstudySMTPServerBuilds() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudySMTP
+
+@Test func UnderstudySMTPBuilds() {}

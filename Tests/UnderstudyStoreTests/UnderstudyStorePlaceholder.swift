@@ -1,0 +1,4 @@
+import Testing
+@testable import UnderstudyStore
+
+@Test func UnderstudyStoreBuilds() {}
