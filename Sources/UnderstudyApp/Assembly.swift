@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import UnderstudyJOSE
+import UnderstudyProviders
+
+/// Builds the parts of the application from a configuration: shared by `serve` and the offline commands.
+enum Assembly {
+    struct Keys {
+        var apple: KeyRing
+        var google: KeyRing
+    }
+
+    /// The configured key folder, or the embedded development keys.
+    static func loadKeys(_ configuration: Configuration) throws -> Keys {
+        func ring(_ provider: String, embedded: [(kid: String, pem: String)]) throws -> KeyRing {
+            var keys: [ProviderKey] = []
+            if let dir = configuration.keysDirectory {
+                let folder = dir + "/" + provider
+                let names: [String]
+                do { names = try FileIO.list(folder).filter { $0.hasSuffix(".pem") } } catch {
+                    throw ConfigurationError.invalid("keys", "must be a folder with \(provider)/<kid>.pem files (\(error.description)); make one with `understudy keys generate --out \(dir)`")
+                }
+                guard !names.isEmpty else {
+                    throw ConfigurationError.invalid("keys", "folder \(folder) has no <kid>.pem files; make one with `understudy keys generate --out \(dir)`")
+                }
+                for name in names {
+                    let path = folder + "/" + name
+                    let pem = try FileIO.readString(path, limit: 64 * 1024)
+                    do {
+                        keys.append(ProviderKey(kid: String(name.dropLast(4)), privateKey: try JWS.RS256.PrivateKey(pemRepresentation: pem)))
+                    } catch {
+                        throw ConfigurationError.invalid("keys", "file \(path) is not an RSA private key in PEM form: \(error)")
+                    }
+                }
+            } else {
+                for (kid, pem) in embedded {
+                    keys.append(ProviderKey(kid: kid, privateKey: try JWS.RS256.PrivateKey(pemRepresentation: pem)))
+                }
+            }
+            return try KeyRing(keys: keys)
+        }
+        return Keys(apple: try ring("apple", embedded: EmbeddedDefaults.appleKeys),
+                    google: try ring("google", embedded: EmbeddedDefaults.googleKeys))
+    }
+
+    static func providerRoutes(_ configuration: Configuration, publicURL: String,
+                               clock: @escaping UnixClock = Assembly.systemClock) throws -> ProviderRoutes {
+        let keys = try loadKeys(configuration)
+        var settings = configuration.providers
+        settings.publicURL = publicURL
+        let apple = AppleProvider(settings: settings, keys: keys.apple)
+        let google = try GoogleProvider(settings: settings, keys: keys.google, now: clock())
+        return ProviderRoutes(apple: apple, google: google, clock: clock)
+    }
+
+    static let systemClock: UnixClock = { Int64(time(nil)) }
+}

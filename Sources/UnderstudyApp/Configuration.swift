@@ -1,0 +1,247 @@
+import UnderstudyJSON
+import UnderstudyProviders
+
+/// Mail sink settings.
+public struct MailSettings: Sendable {
+    public var maxMessages = 5000
+    public var maxMessageSize = 25 * 1024 * 1024
+    public var maxRecipients = 100
+    public var username: String?
+    public var password: String?
+    public init() {}
+}
+
+/// The validated configuration: embedded defaults, overlaid by the configuration file, then the
+/// `UNDERSTUDY_*` environment, then flags.
+public struct Configuration: Sendable {
+    public var http = "127.0.0.1:7080"
+    public var smtp = "127.0.0.1:7025"
+    public var dataPath: String?
+    public var publicURL: String?
+    public var keysDirectory: String?
+    public var threads: Int?
+    public var providers = ProviderSettings()
+    public var mail = MailSettings()
+
+    static let settings: [SettingSpec] = [
+        SettingSpec("http", .string, "HTTP listen address, host:port (port 0 picks a free port)"),
+        SettingSpec("smtp", .string, "SMTP listen address, host:port"),
+        SettingSpec("data", .string, nullable: true, "SQLite file for the inbox; null keeps a temporary store removed at exit"),
+        SettingSpec("publicURL", .string, nullable: true, "base URL written into discovery documents; default http://<http address>"),
+        SettingSpec("keys", .string, nullable: true, "folder of signing keys (apple/<kid>.pem, google/<kid>.pem); default the embedded development keys"),
+        SettingSpec("threads", .integer(1...256), nullable: true, "event loop threads; default one per core"),
+        SettingSpec("identitySeed", .string, "seed from which stable subjects are derived"),
+        SettingSpec("apple.issuer", .string, "iss of Apple tokens and discovery"),
+        SettingSpec("apple.teamId", .string, "Apple team id"),
+        SettingSpec("apple.bundleIds", .stringList, "native app bundle ids (first is the default aud)"),
+        SettingSpec("apple.servicesIds", .stringList, "Services IDs for the web flow (first is the default aud for platform web)"),
+        SettingSpec("apple.tokenLifetime", .integer(1...31_622_400), "lifetime of Apple ID tokens, seconds"),
+        SettingSpec("apple.booleanStyle", .choice(["string", "bool"]), "email_verified/is_private_email as \"true\" strings or booleans"),
+        SettingSpec("apple.shuffleKeys", .boolean, "vary the order of /apple/auth/keys between fetches, as Apple does"),
+        SettingSpec("google.issuer", .string, "iss of Google tokens and discovery"),
+        SettingSpec("google.webClientId", .string, "web (server) client id: the default aud"),
+        SettingSpec("google.iosClientId", .string, "iOS client id (azp for platform ios)"),
+        SettingSpec("google.androidClientId", .string, "Android client id (azp for platform android)"),
+        SettingSpec("google.tokenLifetime", .integer(1...31_622_400), "lifetime of Google ID tokens, seconds"),
+        SettingSpec("google.certsMaxAge", .integer(0...31_622_400), "max-age of the certs responses, seconds"),
+        SettingSpec("tokens.iatBackdate", .integer(0...3600), "seconds iat is set in the past (verifiers with no clock skew)"),
+        SettingSpec("identities", .json, "predefined test identities: [{email, name, givenName, familyName, picture, sub}]"),
+        SettingSpec("mail.maxMessages", .integer(1...10_000_000), "messages kept; the oldest are pruned first"),
+        SettingSpec("mail.maxMessageSize", .integer(1024...1_073_741_824), "largest message accepted over SMTP, bytes"),
+        SettingSpec("mail.maxRecipients", .integer(1...100_000), "recipients per message"),
+        SettingSpec("mail.username", .string, nullable: true, "SMTP AUTH user; null accepts any credentials"),
+        SettingSpec("mail.password", .string, nullable: true, "SMTP AUTH password"),
+    ]
+
+    static func spec(forKey key: String) -> SettingSpec? { settings.first { $0.key == key } }
+    static func spec(forFlag flag: String) -> SettingSpec? { settings.first { $0.flag == flag } }
+
+    /// Builds the configuration. `flags` maps setting flags (`--apple-team-id`) to their values.
+    public static func load(configFile: String?, environment: [String: String], flags: [String: String])
+        throws(ConfigurationError) -> Configuration
+    {
+        var tree = try JSONValue.parse(EmbeddedDefaults.configuration).objectValue ?? JSONObject()
+        let file = configFile ?? environment["UNDERSTUDY_CONFIG"]
+        if let file {
+            let bytes: [UInt8]
+            do { bytes = try FileIO.read(file, limit: 4 * 1024 * 1024) } catch { throw .unreadable(file, error.description) }
+            let parsed: JSONValue
+            do { parsed = try JSONValue.parse(bytes) } catch { throw .unreadable(file, error.description) }
+            guard case .object(let object) = parsed else { throw .unreadable(file, "the configuration must be a JSON object") }
+            try overlay(object, prefix: [], onto: &tree, source: file)
+        }
+        for spec in settings {
+            if let text = environment[spec.environmentVariable] {
+                set(&tree, spec.path, try spec.parse(text, source: spec.environmentVariable))
+            }
+        }
+        for (flag, text) in flags {
+            guard let spec = spec(forFlag: flag) else {
+                throw .unknownKey(flag, suggestion: suggestion(flag, among: settings.map(\.flag)), source: "command line")
+            }
+            set(&tree, spec.path, try spec.parse(text, source: flag))
+        }
+        return try decode(tree)
+    }
+
+    /// Copies a file's members onto the tree, refusing unknown keys and wrong types.
+    static func overlay(_ object: JSONObject, prefix: [String], onto tree: inout JSONObject, source: String)
+        throws(ConfigurationError)
+    {
+        for (key, value) in object {
+            let path = prefix + [key]
+            let dotted = path.joined(separator: ".")
+            if let spec = spec(forKey: dotted) {
+                try spec.validate(value, source: source)
+                set(&tree, path, value)
+            } else if settings.contains(where: { $0.path.count > path.count && Array($0.path.prefix(path.count)) == path }) {
+                guard case .object(let inner) = value else {
+                    throw .wrongType(key: dotted, expected: "an object", got: value.typeName, source: source)
+                }
+                try overlay(inner, prefix: path, onto: &tree, source: source)
+            } else {
+                throw .unknownKey(dotted, suggestion: suggestion(dotted, among: settings.map(\.key)), source: source)
+            }
+        }
+    }
+
+    static func set(_ tree: inout JSONObject, _ path: [String], _ value: JSONValue) {
+        guard let first = path.first else { return }
+        if path.count == 1 { tree[first] = value; return }
+        var inner = tree[first]?.objectValue ?? JSONObject()
+        set(&inner, Array(path.dropFirst()), value)
+        tree[first] = .object(inner)
+    }
+
+    static func get(_ tree: JSONObject, _ key: String) -> JSONValue {
+        var node: JSONValue = .object(tree)
+        for part in key.split(separator: ".") { node = node[String(part)] ?? .null }
+        return node
+    }
+
+    static func decode(_ tree: JSONObject) throws(ConfigurationError) -> Configuration {
+        func string(_ k: String) -> String { get(tree, k).stringValue ?? "" }
+        func optional(_ k: String) -> String? { get(tree, k).stringValue }
+        func int(_ k: String) -> Int64 { get(tree, k).intValue ?? 0 }
+        func list(_ k: String) -> [String] { get(tree, k).arrayValue?.compactMap(\.stringValue) ?? [] }
+
+        var c = Configuration()
+        c.http = string("http")
+        c.smtp = string("smtp")
+        for key in ["http", "smtp"] {
+            guard ListenAddress(string(key)) != nil else {
+                throw .invalid(key, "must be host:port, e.g. 127.0.0.1:7080 or [::1]:0, got '\(string(key))'")
+            }
+        }
+        c.dataPath = optional("data")
+        c.publicURL = optional("publicURL")
+        c.keysDirectory = optional("keys")
+        c.threads = get(tree, "threads").intValue.map { Int($0) }
+
+        var p = ProviderSettings()
+        p.identitySeed = string("identitySeed")
+        p.apple.issuer = string("apple.issuer")
+        p.apple.teamID = string("apple.teamId")
+        p.apple.bundleIDs = list("apple.bundleIds")
+        p.apple.servicesIDs = list("apple.servicesIds")
+        p.apple.tokenLifetime = int("apple.tokenLifetime")
+        p.apple.booleanStyle = AppleBooleanStyle(rawValue: string("apple.booleanStyle")) ?? .string
+        p.apple.shuffleKeys = get(tree, "apple.shuffleKeys").boolValue ?? true
+        p.google.issuer = string("google.issuer")
+        p.google.webClientID = string("google.webClientId")
+        p.google.iosClientID = string("google.iosClientId")
+        p.google.androidClientID = string("google.androidClientId")
+        p.google.tokenLifetime = int("google.tokenLifetime")
+        p.google.certsMaxAge = int("google.certsMaxAge")
+        p.iatBackdate = int("tokens.iatBackdate")
+        p.identities = try identities(get(tree, "identities"))
+        c.providers = p
+
+        c.mail.maxMessages = Int(int("mail.maxMessages"))
+        c.mail.maxMessageSize = Int(int("mail.maxMessageSize"))
+        c.mail.maxRecipients = Int(int("mail.maxRecipients"))
+        c.mail.username = optional("mail.username")
+        c.mail.password = optional("mail.password")
+        if (c.mail.username == nil) != (c.mail.password == nil) {
+            throw .invalid("mail.username", "and mail.password must be set together (or both null to accept any credentials)")
+        }
+        return c
+    }
+
+    static func identities(_ value: JSONValue) throws(ConfigurationError) -> [TestIdentity] {
+        guard let items = value.arrayValue else {
+            throw .invalid("identities", "must be an array of objects like {\"email\": \"alice@example.com\", \"name\": \"Alice\"}")
+        }
+        let fields = ["email", "name", "givenName", "familyName", "picture", "sub"]
+        var out: [TestIdentity] = []
+        for (n, item) in items.enumerated() {
+            guard let o = item.objectValue else { throw .invalid("identities[\(n)]", "must be an object, got \(item.typeName)") }
+            for (k, v) in o {
+                guard fields.contains(k) else {
+                    throw .invalid("identities[\(n)].\(k)", "is not a known field; known fields: \(fields.joined(separator: ", "))")
+                }
+                guard v.stringValue != nil || v.isNull else { throw .invalid("identities[\(n)].\(k)", "must be a string, got \(v.typeName)") }
+            }
+            guard let email = o["email"]?.stringValue, email.contains("@") else {
+                throw .invalid("identities[\(n)].email", "is required and must be an email address")
+            }
+            out.append(TestIdentity(email: email, name: o["name"]?.stringValue, givenName: o["givenName"]?.stringValue,
+                                    familyName: o["familyName"]?.stringValue, picture: o["picture"]?.stringValue,
+                                    sub: o["sub"]?.stringValue))
+        }
+        return out
+    }
+
+    /// The closest candidate by edit distance, if it is close enough to be a likely typo.
+    static func suggestion(_ word: String, among candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, word.count / 3) else { return nil }
+        return best.0
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        var row = Array(0...b.count)
+        for i in 1...a.count {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[b.count]
+    }
+
+    /// The base URL for discovery documents: the configured one, or the bound HTTP address.
+    public func resolvedPublicURL(boundHTTP: String) -> String {
+        if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
+        return "http://" + boundHTTP
+    }
+}
+
+/// `host:port`, `[v6]:port`, or `:port` (loopback).
+public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init?(_ text: String) {
+        let hostPart: Substring, portPart: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            hostPart = text[text.index(after: text.startIndex)..<close]
+            portPart = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            hostPart = text[..<colon]
+            portPart = text[text.index(after: colon)...]
+        }
+        guard let port = Int(portPart), (0...65535).contains(port) else { return nil }
+        self.host = hostPart.isEmpty ? "127.0.0.1" : String(hostPart)
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -1,2 +1,0 @@
-// UnderstudyApp: placeholder until the module lands.
-enum UnderstudyAppModule {}

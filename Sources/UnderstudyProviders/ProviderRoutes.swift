@@ -1,0 +1,115 @@
+import UnderstudyHTTP
+import UnderstudyJOSE
+import UnderstudyJSON
+
+/// The provider endpoints, path-routed on the HTTP port: Apple under `/apple`, Google under `/google`,
+/// and the minting API under `/api/tokens`. Documents that do not change are serialized once here.
+public struct ProviderRoutes: Sendable {
+    public let apple: AppleProvider
+    public let google: GoogleProvider
+    let clock: UnixClock
+    private let appleDiscovery: HTTPResponse
+    private let googleDiscovery: HTTPResponse
+    /// Apple's JWKS in every order of its keys (or just one when shuffling is off).
+    private let appleKeyOrders: [HTTPResponse]
+    private let googleJWKS: [UInt8]
+    private let googleCerts: [UInt8]
+
+    public init(apple: AppleProvider, google: GoogleProvider, clock: @escaping UnixClock) {
+        self.apple = apple
+        self.google = google
+        self.clock = clock
+        appleDiscovery = .json(apple.discoveryDocument())
+        googleDiscovery = .json(google.discoveryDocument())
+        let indices = Array(apple.keyRing.jwks.indices)
+        let orders = apple.settings.shuffleKeys ? Self.permutations(indices) : [indices]
+        appleKeyOrders = orders.map { .json(apple.jwksDocument(order: $0)) }
+        googleJWKS = google.jwksDocument().serializedBytes()
+        googleCerts = google.certificatesDocument().serializedBytes()
+    }
+
+    static func permutations(_ items: [Int]) -> [[Int]] {
+        guard items.count > 1 else { return [items] }
+        guard items.count <= 5 else {
+            // 120 orders is plenty; beyond that rotate instead of enumerating n! orders.
+            return items.indices.map { Array(items[$0...] + items[..<$0]) }
+        }
+        var out: [[Int]] = []
+        for (i, first) in items.enumerated() {
+            var rest = items
+            rest.remove(at: i)
+            for tail in permutations(rest) { out.append([first] + tail) }
+        }
+        return out
+    }
+
+    public func register(on router: inout Router) {
+        router.add(.get, "/apple/.well-known/openid-configuration") { [appleDiscovery] _, _ in .response(appleDiscovery) }
+        router.add(.get, "/apple/auth/keys") { [appleKeyOrders] _, _ in
+            .response(appleKeyOrders[Int.random(in: 0..<appleKeyOrders.count)])
+        }
+        router.add(.get, "/google/.well-known/openid-configuration") { [googleDiscovery] _, _ in .response(googleDiscovery) }
+        router.add(.get, "/google/oauth2/v3/certs") { [self] _, _ in .response(certsResponse(googleJWKS)) }
+        router.add(.get, "/google/oauth2/v1/certs") { [self] _, _ in .response(certsResponse(googleCerts)) }
+        router.add(.get, "/google/tokeninfo") { [self] request, _ in .response(tokenInfo(request.queryValue("id_token"))) }
+        router.add(.post, "/google/tokeninfo") { [self] request, _ in
+            let form = (try? request.formBody()) ?? []
+            let token = form.first { $0.name == "id_token" }?.value ?? request.queryValue("id_token")
+            return .response(tokenInfo(token))
+        }
+        router.add(.post, "/api/tokens/:provider") { [self] request, params in
+            .response(mint(provider: params["provider"] ?? "", request: request))
+        }
+    }
+
+    /// Google's caching headers on its certificate endpoints.
+    func certsResponse(_ body: [UInt8]) -> HTTPResponse {
+        let now = clock()
+        let maxAge = google.settings.certsMaxAge
+        return HTTPResponse(status: .ok, headers: [
+            "Content-Type": "application/json; charset=UTF-8",
+            "Cache-Control": "public, max-age=\(maxAge), must-revalidate, no-transform",
+            "Expires": HTTPDate.format(now + maxAge),
+            "Date": HTTPDate.format(now),
+        ], body: body)
+    }
+
+    func tokenInfo(_ token: String?) -> HTTPResponse {
+        guard let token, let info = google.tokenInfo(token, now: clock()) else {
+            // Google's answer for a missing, malformed, expired or foreign token.
+            return .json(["error": "invalid_token", "error_description": "Invalid Value"], status: .badRequest)
+        }
+        return .json(info)
+    }
+
+    func mint(provider: String, request: HTTPRequest) -> HTTPResponse {
+        let body: JSONValue
+        do {
+            body = try request.jsonBody()
+        } catch {
+            return .problem(error.status, error: "invalid_body", message: error.message)
+        }
+        do {
+            let mintRequest = try MintRequest(json: body)
+            return .json(try mint(provider: provider, mintRequest).json)
+        } catch let error as MintError {
+            return .problem(.badRequest, error: "invalid_request", message: error.message)
+        } catch {
+            return .problem(.badRequest, error: "unknown_provider", message: "\(error)")
+        }
+    }
+
+    /// Mints for a provider by name ("apple" or "google"): the CLI and the API share this.
+    public func mint(provider: String, _ request: MintRequest) throws -> MintedToken {
+        switch provider {
+        case "apple": return try apple.mint(request, now: clock())
+        case "google": return try google.mint(request, now: clock())
+        default: throw UnknownProviderError(name: provider)
+        }
+    }
+}
+
+public struct UnknownProviderError: Error, CustomStringConvertible {
+    public let name: String
+    public var description: String { "unknown provider '\(name)'; use apple or google" }
+}

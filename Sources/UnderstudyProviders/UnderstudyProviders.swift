@@ -1,2 +1,0 @@
-// UnderstudyProviders: placeholder until the module lands.
-enum UnderstudyProvidersModule {}

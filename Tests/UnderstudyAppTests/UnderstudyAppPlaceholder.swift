@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyApp
-
-@Test func UnderstudyAppBuilds() {}

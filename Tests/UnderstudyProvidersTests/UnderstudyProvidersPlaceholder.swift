@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyProviders
-
-@Test func UnderstudyProvidersBuilds() {}
