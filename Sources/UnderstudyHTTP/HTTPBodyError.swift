@@ -30,6 +30,6 @@ public struct HTTPBodyError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     static func invalidJSON(_ detail: String) -> HTTPBodyError {
-        HTTPBodyError(.invalidJSON, .badRequest, "request body is not valid JSON: \(detail); send a JSON document")
+        HTTPBodyError(.invalidJSON, .badRequest, "request body: \(detail); send a valid JSON document")
     }
 }

@@ -1,3 +1,5 @@
+import UnderstudyJSON
+
 /// A parsed request. Built by `HTTPRequestParser`, or directly in tests and handlers.
 public struct HTTPRequest: Sendable {
     public var method: HTTPMethod
@@ -40,6 +42,33 @@ public struct HTTPRequest: Sendable {
     /// The first query value named `name`.
     public func queryValue(_ name: String) -> String? {
         query.first { $0.name == name }?.value
+    }
+
+    /// The body as JSON. Requires `Content-Type: application/json` or `application/<x>+json`
+    /// (415 otherwise) and a valid JSON document (400 naming the byte offset otherwise).
+    public func jsonBody() throws(HTTPBodyError) -> JSONValue {
+        guard let type = mediaType, type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json")) else {
+            throw .unsupportedMediaType(got: headers["Content-Type"], expected: "application/json")
+        }
+        do {
+            return try JSONValue.parse(body)
+        } catch {
+            throw .invalidJSON(error.description)
+        }
+    }
+
+    /// The body as `application/x-www-form-urlencoded` pairs (415 for another content type).
+    /// Decoding is lenient, as browsers do: `+` is a space, invalid escapes stay as written.
+    public func formBody() throws(HTTPBodyError) -> [(name: String, value: String)] {
+        guard mediaType == "application/x-www-form-urlencoded" else {
+            throw .unsupportedMediaType(got: headers["Content-Type"], expected: "application/x-www-form-urlencoded")
+        }
+        return URLEncoding.formDecoded(body)
+    }
+
+    /// The first value named `name` of a form body, or nil (also when the body is not a form).
+    public func formValue(_ name: String) -> String? {
+        (try? formBody())?.first { $0.name == name }?.value
     }
 
     /// The media type of `Content-Type`, lowercased, without parameters (`application/json`).

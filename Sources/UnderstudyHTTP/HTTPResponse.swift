@@ -1,3 +1,5 @@
+import UnderstudyJSON
+
 /// A response to serialize. `Content-Length`, `Date`, `Server` and `Connection` are added by
 /// `HTTPSerializer`.
 public struct HTTPResponse: Sendable {
@@ -11,15 +13,24 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
+    /// `value` as compact JSON with `Content-Type: application/json` (unless `headers` sets one).
+    public static func json(_ value: JSONValue, status: HTTPStatus = .ok, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var headers = headers
+        if !headers.contains("Content-Type") {
+            headers.add(name: "Content-Type", value: "application/json")
+        }
+        return HTTPResponse(status: status, headers: headers, body: value.serializedBytes())
+    }
+
     /// An error in the shape every Understudy endpoint uses:
     /// `{"error": "<code>", "message": "<what was wrong and what to do>"}` as application/json.
     public static func problem(_ status: HTTPStatus, error: String, message: String) -> HTTPResponse {
         var body: [UInt8] = []
         body.reserveCapacity(32 + error.utf8.count + message.utf8.count)
         body.append(contentsOf: #"{"error":"#.utf8)
-        JSONText.appendQuoted(error, to: &body)
+        JSONValue.writeString(error, into: &body)
         body.append(contentsOf: #","message":"#.utf8)
-        JSONText.appendQuoted(message, to: &body)
+        JSONValue.writeString(message, into: &body)
         body.append(UInt8(ascii: "}"))
         return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
@@ -27,26 +38,5 @@ public struct HTTPResponse: Sendable {
     public static func text(_ s: String, status: HTTPStatus = .ok,
                             contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": contentType], body: Array(s.utf8))
-    }
-}
-
-/// Minimal JSON string quoting for problem bodies, which are built on the error path of the parser.
-enum JSONText {
-    static func appendQuoted(_ s: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }
