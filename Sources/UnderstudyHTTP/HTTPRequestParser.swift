@@ -21,7 +21,7 @@
 ///   how bytes were split). Other expectations are 417. HTTP/1.0 expectations are ignored.
 /// - After a request that does not keep the connection alive (`Connection: close`, or HTTP/1.0
 ///   without `keep-alive`), and after an error, the parser ignores further bytes: the server closes.
-public struct HTTPRequestParser {
+public struct HTTPRequestParser: Sendable {
     private enum State {
         case head
         case fixedBody(length: Int)
