@@ -118,6 +118,36 @@ import Testing
         #expect(HTTPDateCache.dateLine(epochSeconds: seconds) == Array("Date: \(expected)\r\n".utf8))
     }
 
+    /// Many threads share the per-second Date cache; every response still gets one well-formed line.
+    @Test func dateCacheIsSafeAcrossThreads() async {
+        let heads = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    (0..<500).map { _ in
+                        let bytes = HTTPSerializer.serialize(.text("x"), requestMethod: .get, keepAlive: true)
+                        return String(decoding: bytes, as: UTF8.self)
+                    }
+                }
+            }
+            var all: [String] = []
+            for await part in group { all += part }
+            return all
+        }
+        #expect(heads.count == 4000)
+        for head in heads {
+            let dates = head.components(separatedByCRLF: ()).filter { $0.hasPrefix("Date: ") }
+            #expect(dates.count == 1 && dates[0].count == 35 && dates[0].hasSuffix(" GMT"))
+        }
+    }
+
+    @Test func parseErrorSerializesAsClosingJSONProblem() throws {
+        let error = try #require(parseError("GET / HTTP/1.1\r\n\r\n", feed: .whole))
+        let bytes = HTTPSerializer.serialize(error.response, requestMethod: .get, keepAlive: false)
+        let body = #"{"error":"missing_host","message":"HTTP/1.1 request without a Host header; send `Host: <host>[:port]`"}"#
+        #expect(text(bytes) == "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nDate: <date>\r\n"
+            + "Server: understudy\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
+    }
+
     @Test func statusPhrases() {
         #expect(HTTPStatus(code: 431).reasonPhrase == "Request Header Fields Too Large")
         #expect(HTTPStatus.payloadTooLarge.code == 413)

@@ -107,6 +107,15 @@ import UnderstudyJSON
         #expect(body["message"]?.stringValue?.contains(allow) == true)
     }
 
+    /// HEAD through the GET route: the serializer sends the GET's Content-Length and no body.
+    @Test func headFallbackSerializesWithoutBody() {
+        let response = RouterTests.reply(.head, "/apple/auth/keys")
+        let bytes = HTTPSerializer.serialize(response, requestMethod: .head, keepAlive: true)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.hasSuffix("Content-Length: 4\r\n\r\n"))
+        #expect(!text.contains("keys"))
+    }
+
     @Test func routesAreListedInRegistrationOrder() {
         var router = Router()
         router.add(.get, "/a", RouterTests.named("a"))
