@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import UnderstudyHTTP
 import UnderstudyJOSE
 import UnderstudyProviders
 
@@ -44,15 +45,21 @@ enum Assembly {
                     google: try ring("google", embedded: EmbeddedDefaults.googleKeys))
     }
 
-    static func providerRoutes(_ configuration: Configuration, publicURL: String,
-                               clock: @escaping UnixClock = Assembly.systemClock) throws -> ProviderRoutes {
+    static func providerRoutes(_ configuration: Configuration,
+                               clock: @escaping UnixClock = systemUnixClock) throws -> ProviderRoutes {
         let keys = try loadKeys(configuration)
         var settings = configuration.providers
-        settings.publicURL = publicURL
+        settings.publicURL = configuration.normalizedPublicURL
         let apple = AppleProvider(settings: settings, keys: keys.apple)
         let google = try GoogleProvider(settings: settings, keys: keys.google, now: clock())
         return ProviderRoutes(apple: apple, google: google, clock: clock)
     }
 
-    static let systemClock: UnixClock = { Int64(time(nil)) }
+    /// Every HTTP route of the server.
+    static func registerRoutes(on router: inout Router, configuration: Configuration,
+                               clock: @escaping UnixClock = systemUnixClock) throws {
+        try providerRoutes(configuration, clock: clock).register(on: &router)
+        SystemRoutes.register(on: &router)
+    }
+
 }

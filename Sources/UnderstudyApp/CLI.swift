@@ -139,7 +139,7 @@ enum MintCommand {
         }
         let request = try mintRequest(parsed)
         let configuration = try UnderstudyCLI.configuration(parsed, environment: environment)
-        let routes = try Assembly.providerRoutes(configuration, publicURL: configuration.resolvedPublicURL(boundHTTP: configuration.http))
+        let routes = try Assembly.providerRoutes(configuration)
         let token = try routes.mint(provider: provider, request)
         output.out((parsed.has("--json") ? token.json.serialized() : token.idToken) + "\n")
         return ExitCode.success

@@ -27,7 +27,7 @@ public struct Configuration: Sendable {
         SettingSpec("http", .string, "HTTP listen address, host:port (port 0 picks a free port)"),
         SettingSpec("smtp", .string, "SMTP listen address, host:port"),
         SettingSpec("data", .string, nullable: true, "SQLite file for the inbox; null keeps a temporary store removed at exit"),
-        SettingSpec("publicURL", .string, nullable: true, "base URL written into discovery documents; default http://<http address>"),
+        SettingSpec("publicURL", .string, nullable: true, "base URL written into discovery documents; default http://<Host of each request>"),
         SettingSpec("keys", .string, nullable: true, "folder of signing keys (apple/<kid>.pem, google/<kid>.pem); default the embedded development keys"),
         SettingSpec("threads", .integer(1...256), nullable: true, "event loop threads; default one per core"),
         SettingSpec("identitySeed", .string, "seed from which stable subjects are derived"),
@@ -60,7 +60,8 @@ public struct Configuration: Sendable {
     public static func load(configFile: String?, environment: [String: String], flags: [String: String])
         throws(ConfigurationError) -> Configuration
     {
-        var tree = try JSONValue.parse(EmbeddedDefaults.configuration).objectValue ?? JSONObject()
+        // The embedded defaults are valid JSON (EmbeddedDefaultsTests parses them through this path).
+        var tree = (try? JSONValue.parse(EmbeddedDefaults.configuration))?.objectValue ?? JSONObject()
         let file = configFile ?? environment["UNDERSTUDY_CONFIG"]
         if let file {
             let bytes: [UInt8]
@@ -215,10 +216,10 @@ public struct Configuration: Sendable {
         return row[b.count]
     }
 
-    /// The base URL for discovery documents: the configured one, or the bound HTTP address.
-    public func resolvedPublicURL(boundHTTP: String) -> String {
-        if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
-        return "http://" + boundHTTP
+    /// The configured base URL for discovery documents without a trailing slash; nil means "from the
+    /// request's Host header".
+    public var normalizedPublicURL: String? {
+        publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
     }
 }
 

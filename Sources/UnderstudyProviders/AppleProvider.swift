@@ -15,9 +15,9 @@ public struct AppleProvider: Sendable {
         self.deriver = IdentityDeriver(seed: settings.identitySeed)
     }
 
-    /// Apple's discovery document, with endpoints at Understudy's own base URL.
-    public func discoveryDocument() -> JSONValue {
-        let base = provider.publicURL + "/apple"
+    /// The discovery document with endpoints under `baseURL` (Understudy's own address).
+    public func discoveryDocument(baseURL: String) -> JSONValue {
+        let base = baseURL + "/apple"
         return [
             "issuer": .string(settings.issuer),
             "authorization_endpoint": .string(base + "/auth/authorize"),

@@ -28,8 +28,9 @@ public struct GoogleProvider: Sendable {
         self.certificates = certs
     }
 
-    public func discoveryDocument() -> JSONValue {
-        let base = provider.publicURL + "/google"
+    /// The discovery document with endpoints under `baseURL` (Understudy's own address).
+    public func discoveryDocument(baseURL: String) -> JSONValue {
+        let base = baseURL + "/google"
         return [
             "issuer": .string(settings.issuer),
             "authorization_endpoint": .string(base + "/o/oauth2/v2/auth"),

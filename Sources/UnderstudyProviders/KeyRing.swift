@@ -46,3 +46,10 @@ public struct KeyRing: Sendable {
 
 /// Seconds since the Unix epoch, injectable so tests can pin time.
 public typealias UnixClock = @Sendable () -> Int64
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real wall clock, in Unix seconds.
+public let systemUnixClock: UnixClock = { Int64(time(nil)) }

@@ -8,8 +8,8 @@ public struct ProviderRoutes: Sendable {
     public let apple: AppleProvider
     public let google: GoogleProvider
     let clock: UnixClock
-    private let appleDiscovery: HTTPResponse
-    private let googleDiscovery: HTTPResponse
+    /// Discovery documents serialized once when the public URL is configured.
+    private let fixedDiscovery: (apple: HTTPResponse, google: HTTPResponse)?
     /// Apple's JWKS in every order of its keys (or just one when shuffling is off).
     private let appleKeyOrders: [HTTPResponse]
     private let googleJWKS: [UInt8]
@@ -19,8 +19,9 @@ public struct ProviderRoutes: Sendable {
         self.apple = apple
         self.google = google
         self.clock = clock
-        appleDiscovery = .json(apple.discoveryDocument())
-        googleDiscovery = .json(google.discoveryDocument())
+        fixedDiscovery = apple.provider.publicURL.map {
+            (.json(apple.discoveryDocument(baseURL: $0)), .json(google.discoveryDocument(baseURL: $0)))
+        }
         let indices = Array(apple.keyRing.jwks.indices)
         let orders = apple.settings.shuffleKeys ? Self.permutations(indices) : [indices]
         appleKeyOrders = orders.map { .json(apple.jwksDocument(order: $0)) }
@@ -44,11 +45,15 @@ public struct ProviderRoutes: Sendable {
     }
 
     public func register(on router: inout Router) {
-        router.add(.get, "/apple/.well-known/openid-configuration") { [appleDiscovery] _, _ in .response(appleDiscovery) }
+        router.add(.get, "/apple/.well-known/openid-configuration") { [self] request, _ in
+            .response(fixedDiscovery?.apple ?? .json(apple.discoveryDocument(baseURL: Self.baseURL(of: request))))
+        }
         router.add(.get, "/apple/auth/keys") { [appleKeyOrders] _, _ in
             .response(appleKeyOrders[Int.random(in: 0..<appleKeyOrders.count)])
         }
-        router.add(.get, "/google/.well-known/openid-configuration") { [googleDiscovery] _, _ in .response(googleDiscovery) }
+        router.add(.get, "/google/.well-known/openid-configuration") { [self] request, _ in
+            .response(fixedDiscovery?.google ?? .json(google.discoveryDocument(baseURL: Self.baseURL(of: request))))
+        }
         router.add(.get, "/google/oauth2/v3/certs") { [self] _, _ in .response(certsResponse(googleJWKS)) }
         router.add(.get, "/google/oauth2/v1/certs") { [self] _, _ in .response(certsResponse(googleCerts)) }
         router.add(.get, "/google/tokeninfo") { [self] request, _ in .response(tokenInfo(request.queryValue("id_token"))) }
@@ -60,6 +65,14 @@ public struct ProviderRoutes: Sendable {
         router.add(.post, "/api/tokens/:provider") { [self] request, params in
             .response(mint(provider: params["provider"] ?? "", request: request))
         }
+    }
+
+    /// `http://<Host header>`: the address the client used to reach us.
+    static func baseURL(of request: HTTPRequest) -> String {
+        let host = request.headers["Host"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+        // A Host header is attacker-controlled text: keep only what a host:port can contain.
+        let safe = host.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || ".-:[]_".unicodeScalars.contains($0)) }
+        return "http://" + (safe ? host : "127.0.0.1")
     }
 
     /// Google's caching headers on its certificate endpoints.
@@ -83,6 +96,9 @@ public struct ProviderRoutes: Sendable {
     }
 
     func mint(provider: String, request: HTTPRequest) -> HTTPResponse {
+        guard provider == "apple" || provider == "google" else {
+            return .problem(.notFound, error: "unknown_provider", message: UnknownProviderError(name: provider).description)
+        }
         let body: JSONValue
         do {
             body = try request.jsonBody()
@@ -95,7 +111,7 @@ public struct ProviderRoutes: Sendable {
         } catch let error as MintError {
             return .problem(.badRequest, error: "invalid_request", message: error.message)
         } catch {
-            return .problem(.badRequest, error: "unknown_provider", message: "\(error)")
+            return .problem(.internalServerError, error: "mint_failed", message: "\(error)")
         }
     }
 

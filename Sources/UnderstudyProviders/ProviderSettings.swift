@@ -53,8 +53,9 @@ public struct ProviderSettings: Sendable {
     public var identitySeed = "understudy-development-seed"
     /// Seconds `iat` is set in the past, since some verifiers allow no clock skew.
     public var iatBackdate: Int64 = 5
-    /// The base URL discovery documents point at, e.g. `http://127.0.0.1:7080`.
-    public var publicURL = "http://127.0.0.1:7080"
+    /// The base URL discovery documents point at, e.g. `http://127.0.0.1:7080`; nil derives it from
+    /// each request's Host header, so the documents name the address the client actually used.
+    public var publicURL: String?
     public init() {}
 
     public func identity(forEmail email: String) -> TestIdentity? {

@@ -83,8 +83,7 @@ import UnderstudyJSON
     }
 
     @Test func discoveryPointsAtUnderstudy() {
-        let f = ProviderFixture { $0.publicURL = "http://127.0.0.1:9999" }
-        let doc = f.apple.discoveryDocument()
+        let doc = ProviderFixture().apple.discoveryDocument(baseURL: "http://127.0.0.1:9999")
         #expect(doc["issuer"] == "https://appleid.apple.com")
         #expect(doc["jwks_uri"] == "http://127.0.0.1:9999/apple/auth/keys")
         #expect(doc["subject_types_supported"] == ["pairwise"])

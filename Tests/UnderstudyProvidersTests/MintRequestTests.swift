@@ -32,9 +32,11 @@ import UnderstudyProviders
         do {
             _ = try MintRequest(json: try JSONValue.parse(json))
             Issue.record("expected \(json) to be refused")
-        } catch {
+        } catch let error as MintError {
             #expect(error.field == field)
             #expect(error.message.hasPrefix(field))
+        } catch {
+            Issue.record("unexpected \(error)")
         }
     }
 }

@@ -1,0 +1,98 @@
+import Testing
+import UnderstudyJOSE
+import UnderstudyJSON
+@testable import UnderstudyApp
+
+/// The whole server in-process on port 0, over real TCP.
+@Suite(.serialized) struct ApplicationTests {
+    static func start(_ flags: [String: String] = [:]) throws -> (Application, TestHTTPClient) {
+        var all = ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0"]
+        all.merge(flags) { $1 }
+        let configuration = try Configuration.load(configFile: nil, environment: [:], flags: all)
+        let app = try Application(configuration: configuration)
+        return (app, TestHTTPClient(address: app.httpAddresses[0]))
+    }
+
+    @Test func healthAndProviderEndpoints() throws {
+        let (app, client) = try Self.start()
+        defer { app.shutdown() }
+        let health = try client.get("/healthz")
+        #expect(health.status == 200 && health.json == ["status": "ok"])
+
+        let discovery = try client.get("/apple/.well-known/openid-configuration")
+        #expect(discovery.json?["jwks_uri"] == .string("http://\(app.httpAddresses[0])/apple/auth/keys"))
+        let google = try client.get("/google/.well-known/openid-configuration")
+        #expect(google.json?["token_endpoint"] == .string("http://\(app.httpAddresses[0])/google/token"))
+
+        // Apple's key order varies between fetches.
+        var orders = Set<[String]>()
+        for _ in 0..<40 {
+            let keys = try client.get("/apple/auth/keys").json?["keys"]?.arrayValue ?? []
+            #expect(keys.count == 3)
+            orders.insert(keys.compactMap { $0["kid"]?.stringValue })
+        }
+        #expect(orders.count > 1)
+
+        let certs = try client.get("/google/oauth2/v1/certs")
+        #expect(certs.header("Cache-Control") == "public, max-age=21600, must-revalidate, no-transform")
+        #expect(certs.header("Content-Type") == "application/json; charset=UTF-8")
+        #expect(certs.header("Expires")?.hasSuffix(" GMT") == true)
+        #expect(certs.json?.objectValue?.count == 2)
+        #expect(try client.get("/google/oauth2/v3/certs").json?["keys"]?.arrayValue?.count == 2)
+    }
+
+    @Test func mintOverHTTPAndTokenInfo() throws {
+        let (app, client) = try Self.start()
+        defer { app.shutdown() }
+        let minted = try client.postJSON("/api/tokens/google", ["email": "bob@example.com", "nonce": "xyz"])
+        #expect(minted.status == 200)
+        let token = try #require(minted.json?["idToken"]?.stringValue)
+        #expect(minted.json?["claims"]?["nonce"] == "xyz")
+        #expect(minted.json?["header"]?["alg"] == "RS256")
+        let info = try client.get("/google/tokeninfo?id_token=\(token)")
+        #expect(info.status == 200)
+        #expect(info.json?["email"] == "bob@example.com")
+        #expect(info.json?["exp"]?.stringValue != nil)
+        let bad = try client.get("/google/tokeninfo?id_token=abc")
+        #expect(bad.status == 400 && bad.json == ["error": "invalid_token", "error_description": "Invalid Value"])
+    }
+
+    @Test func errorsAreJSONProblems() throws {
+        let (app, client) = try Self.start()
+        defer { app.shutdown() }
+        func expectProblem(_ r: TestHTTPClient.Response, _ status: Int, _ needle: String) {
+            #expect(r.status == status)
+            #expect(r.json?.objectValue?.keys.sorted() == ["error", "message"], "\(r.text)")
+            #expect(r.json?["message"]?.stringValue?.contains(needle) == true, "\(r.text)")
+        }
+        expectProblem(try client.postJSON("/api/tokens/apple", ["ttl": "soon"]), 400, "ttl")
+        expectProblem(try client.postJSON("/api/tokens/facebook", [:]), 404, "unknown provider")
+        expectProblem(try client.request("POST", "/api/tokens/apple", headers: [("Content-Type", "text/plain")], body: Array("x".utf8)), 415, "")
+        expectProblem(try client.request("POST", "/api/tokens/apple", headers: [("Content-Type", "application/json")], body: Array("{".utf8)), 400, "")
+        expectProblem(try client.get("/nowhere"), 404, "")
+        expectProblem(try client.request("DELETE", "/healthz"), 405, "")
+    }
+
+    @Test func addressInUseIsAClearError() throws {
+        let (app, _) = try Self.start()
+        defer { app.shutdown() }
+        #expect(throws: StartupError.self) { try Self.start(["--http": app.httpAddresses[0]]) }
+    }
+}
+
+@Test func openAPIDescribesEveryAPIRoute() throws {
+    var router = Router()
+    try Assembly.registerRoutes(on: &router, configuration: Configuration.load(configFile: nil, environment: [:], flags: [:]))
+    let routed = Set(router.routes.filter { $0.pattern.hasPrefix("/api/") }.map { route in
+        let path = route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+        return route.method.rawValue.lowercased() + " /" + path.joined(separator: "/")
+    })
+    var described = Set<String>()
+    for (path, item) in OpenAPIDocument.paths {
+        for (method, _) in item.objectValue ?? [:] { described.insert(method + " " + path) }
+    }
+    #expect(routed == described)
+    #expect(OpenAPIDocument.document["openapi"] == "3.1.0")
+}
+
+import UnderstudyHTTP
