@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import UnderstudyHTTP
+import UnderstudyInbox
 import UnderstudyJOSE
 import UnderstudyProviders
 
@@ -56,9 +57,10 @@ enum Assembly {
     }
 
     /// Every HTTP route of the server.
-    static func registerRoutes(on router: inout Router, configuration: Configuration,
+    static func registerRoutes(on router: inout Router, configuration: Configuration, inbox: Inbox,
                                clock: @escaping UnixClock = systemUnixClock) throws {
         try providerRoutes(configuration, clock: clock).register(on: &router)
+        InboxRoutes(inbox: inbox).register(on: &router)
         SystemRoutes.register(on: &router)
     }
 

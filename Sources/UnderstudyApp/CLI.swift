@@ -42,6 +42,10 @@ public enum UnderstudyCLI {
         ("serve", "Run the server (the default when no subcommand is given)."),
         ("mint", "Print a signed Apple or Google ID token, offline."),
         ("keys", "List the signing keys or generate a new set."),
+        ("otp", "Print the one-time code just sent to an address (waits with --wait)."),
+        ("link", "Print the sign-in, verification or reset link just sent to an address."),
+        ("inbox", "List caught messages."),
+        ("send", "Send a test email to the sink."),
     ]
 
     /// Runs the command line and returns the exit status.
@@ -67,6 +71,9 @@ public enum UnderstudyCLI {
         case "serve": return try ServeCommand.run(rest, environment: environment, output: output)
         case "mint": return try MintCommand.run(rest, environment: environment, output: output)
         case "keys": return try KeysCommand.run(rest, environment: environment, output: output)
+        case "otp", "link": return try MailCommands.wait(first, rest, environment: environment, output: output)
+        case "inbox": return try MailCommands.inbox(rest, environment: environment, output: output)
+        case "send": return try MailCommands.send(rest, environment: environment, output: output)
         case "--version", "version":
             output.out("understudy \(version)\n")
             return ExitCode.success

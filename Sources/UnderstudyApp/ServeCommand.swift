@@ -24,6 +24,8 @@ enum ServeCommand {
         let app = try Application(configuration: configuration)
         let prefix = "understudy \(UnderstudyCLI.version):"
         for address in app.httpAddresses { output.out("\(prefix) http listening on http://\(address)\n") }
+        output.out("\(prefix) smtp listening on \(app.smtpAddress)\n")
+        output.out("\(prefix) inbox store \(configuration.dataPath ?? "temporary (removed at exit; keep one with --data PATH)")\n")
         let elapsed = Double(monotonicNanoseconds() - started) / 1_000_000
         output.out("\(prefix) ready in \(Int(elapsed.rounded())) ms\n")
         let signal = TerminationSignal.wait()

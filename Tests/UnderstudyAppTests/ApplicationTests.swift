@@ -5,12 +5,12 @@ import UnderstudyJSON
 
 /// The whole server in-process on port 0, over real TCP.
 @Suite(.serialized) struct ApplicationTests {
-    static func start(_ flags: [String: String] = [:]) throws -> (Application, TestHTTPClient) {
+    static func start(_ flags: [String: String] = [:]) throws -> (Application, SimpleHTTPClient) {
         var all = ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0"]
         all.merge(flags) { $1 }
         let configuration = try Configuration.load(configFile: nil, environment: [:], flags: all)
         let app = try Application(configuration: configuration)
-        return (app, TestHTTPClient(address: app.httpAddresses[0]))
+        return (app, try SimpleHTTPClient(server: app.httpAddresses[0]))
     }
 
     @Test func healthAndProviderEndpoints() throws {
@@ -60,7 +60,7 @@ import UnderstudyJSON
     @Test func errorsAreJSONProblems() throws {
         let (app, client) = try Self.start()
         defer { app.shutdown() }
-        func expectProblem(_ r: TestHTTPClient.Response, _ status: Int, _ needle: String) {
+        func expectProblem(_ r: SimpleHTTPClient.Response, _ status: Int, _ needle: String) {
             #expect(r.status == status)
             #expect(r.json?.objectValue?.keys.sorted() == ["error", "message"], "\(r.text)")
             #expect(r.json?["message"]?.stringValue?.contains(needle) == true, "\(r.text)")
@@ -82,7 +82,10 @@ import UnderstudyJSON
 
 @Test func openAPIDescribesEveryAPIRoute() throws {
     var router = Router()
-    try Assembly.registerRoutes(on: &router, configuration: Configuration.load(configFile: nil, environment: [:], flags: [:]))
+    let store = try MessageStore(location: .temporary)
+    defer { store.close() }
+    try Assembly.registerRoutes(on: &router, configuration: Configuration.load(configFile: nil, environment: [:], flags: [:]),
+                                inbox: Inbox(store: store, clock: { 0 }))
     let routed = Set(router.routes.filter { $0.pattern.hasPrefix("/api/") }.map { route in
         let path = route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
         return route.method.rawValue.lowercased() + " /" + path.joined(separator: "/")
@@ -96,3 +99,5 @@ import UnderstudyJSON
 }
 
 import UnderstudyHTTP
+import UnderstudyInbox
+import UnderstudyStore

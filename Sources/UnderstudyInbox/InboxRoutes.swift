@@ -1,0 +1,264 @@
+import Dispatch
+import UnderstudyHTTP
+import UnderstudyJSON
+import UnderstudyMIME
+import UnderstudyStore
+
+/// The mail sink's HTTP API under `/api`: listing, reading, deleting, waiting for codes and links,
+/// and server-sent events.
+public struct InboxRoutes: Sendable {
+    public let inbox: Inbox
+    /// The longest `wait` accepted, in seconds.
+    public static let maximumWait = 300
+
+    public init(inbox: Inbox) { self.inbox = inbox }
+
+    public func register(on router: inout Router) {
+        router.add(.get, "/api/messages") { [self] request, _ in respond { try list(request) } }
+        router.add(.delete, "/api/messages") { [self] _, _ in
+            respond { .json(["deleted": JSONValue(try inbox.deleteAll())]) }
+        }
+        router.add(.get, "/api/messages/:id") { [self] _, p in respond { try detail(p["id"] ?? "") } }
+        router.add(.delete, "/api/messages/:id") { [self] _, p in
+            respond {
+                let id = p["id"] ?? ""
+                guard try inbox.delete(id: id) else { throw Self.notFound(id) }
+                return HTTPResponse(status: .noContent)
+            }
+        }
+        router.add(.get, "/api/messages/:id/raw") { [self] _, p in
+            respond {
+                let id = p["id"] ?? ""
+                guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
+                return HTTPResponse(status: .ok, headers: ["Content-Type": "message/rfc822"], body: raw)
+            }
+        }
+        router.add(.get, "/api/messages/:id/parts/:n") { [self] _, p in respond { try part(p["id"] ?? "", p["n"] ?? "") } }
+        router.add(.get, "/api/otp") { [self] request, _ in otp(request) }
+        router.add(.get, "/api/links") { [self] request, _ in link(request) }
+        router.add(.get, "/api/events") { [self] _, _ in events() }
+    }
+
+    // MARK: Errors
+
+    struct Problem: Error {
+        var response: HTTPResponse
+    }
+
+    static func notFound(_ id: String) -> Problem {
+        Problem(response: .problem(.notFound, error: "message_not_found",
+                                   message: "no message with id '\(id)'; list ids with GET /api/messages"))
+    }
+
+    static func badParameter(_ name: String, _ problem: String) -> Problem {
+        Problem(response: .problem(.badRequest, error: "invalid_parameter", message: "\(name) \(problem)"))
+    }
+
+    func respond(_ body: () throws -> HTTPResponse) -> HTTPReply {
+        do {
+            return .response(try body())
+        } catch let problem as Problem {
+            return .response(problem.response)
+        } catch let error as MessageStoreError {
+            return .response(.problem(.badRequest, error: "invalid_query", message: "\(error)"))
+        } catch {
+            return .response(.problem(.internalServerError, error: "store_failed", message: "\(error)"))
+        }
+    }
+
+    // MARK: Parameters
+
+    static func integer(_ request: HTTPRequest, _ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text = request.queryValue(name), !text.isEmpty else { return value }
+        guard let n = Int(text), range.contains(n) else {
+            throw badParameter(name, "must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+        }
+        return n
+    }
+
+    /// `after`: a message id, or an RFC 3339 time.
+    static func cursor(_ request: HTTPRequest) throws -> MessageCursor? {
+        guard let text = request.queryValue("after"), !text.isEmpty else { return nil }
+        if text.utf8.count >= 20, text.utf8.dropFirst(4).first == UInt8(ascii: "-") {
+            guard let ms = Timestamp.parse(text) else {
+                throw badParameter("after", "must be a message id or an RFC 3339 time like 2026-12-02T10:00:00Z, got '\(text)'")
+            }
+            return .time(ms)
+        }
+        guard text.utf8.count <= 64, text.utf8.allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }) else {
+            throw badParameter("after", "must be a message id or an RFC 3339 time like 2026-12-02T10:00:00Z, got '\(text)'")
+        }
+        return .id(text)
+    }
+
+    static func optionalText(_ request: HTTPRequest, _ name: String) throws -> String? {
+        guard let v = request.queryValue(name), !v.isEmpty else { return nil }
+        guard v.utf8.count <= MessageFilter.maximumTextLength else {
+            throw badParameter(name, "is longer than \(MessageFilter.maximumTextLength) bytes")
+        }
+        return v
+    }
+
+    // MARK: Reading
+
+    func list(_ request: HTTPRequest) throws -> HTTPResponse {
+        let filter = MessageFilter(
+            to: try Self.optionalText(request, "to"), from: try Self.optionalText(request, "from"),
+            subject: try Self.optionalText(request, "subject"), query: try Self.optionalText(request, "q"),
+            after: try Self.cursor(request),
+            limit: try Self.integer(request, "limit", default: 50, range: 1...MessageFilter.maximumLimit),
+            offset: try Self.integer(request, "offset", default: 0, range: 0...MessageFilter.maximumOffset))
+        let page = try inbox.store.list(filter)
+        return .json(["total": JSONValue(page.total), "messages": .array(page.items.map(InboxJSON.summary))])
+    }
+
+    func detail(_ id: String) throws -> HTTPResponse {
+        guard let stored = try inbox.store.message(id: id), let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
+        return .json(InboxJSON.detail(stored, mime: MIMEMessage(parsing: raw)))
+    }
+
+    func part(_ id: String, _ number: String) throws -> HTTPResponse {
+        guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
+        let mime = MIMEMessage(parsing: raw)
+        guard let part = mime.part(number) else {
+            throw Problem(response: .problem(.notFound, error: "part_not_found",
+                                             message: "message \(id) has no part '\(number)'; parts: \(mime.parts.map(\.partNumber).joined(separator: ", "))"))
+        }
+        var headers: HTTPHeaders = ["Content-Type": part.contentType + (part.charset.map { "; charset=\($0)" } ?? "")]
+        if let name = part.filename {
+            let safe = String(name.unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 }.map(Character.init))
+            headers.add(name: "Content-Disposition", value: "\(part.isAttachment ? "attachment" : "inline"); filename=\"\(safe)\"")
+        }
+        return HTTPResponse(status: .ok, headers: headers, body: part.bytes)
+    }
+
+    // MARK: Waiting
+
+    /// The answer for `/api/otp` from a stored message, if it has a code.
+    static func codeAnswer(id: String, codes: [String], subject: String?, receivedAt: Int64) -> JSONValue? {
+        guard let code = codes.first else { return nil }
+        return ["code": .string(code), "messageId": .string(id), "subject": JSONValue(subject),
+                "receivedAt": .string(Timestamp.format(milliseconds: receivedAt))]
+    }
+
+    static func linkAnswer(id: String, links: [JSONValue], purpose: String?, subject: String?, receivedAt: Int64) -> JSONValue? {
+        guard let link = links.first(where: { purpose == nil || $0["purpose"]?.stringValue == purpose }) else { return nil }
+        return ["url": link["url"] ?? .null, "text": link["text"] ?? .null, "purpose": link["purpose"] ?? .null,
+                "messageId": .string(id), "subject": JSONValue(subject),
+                "receivedAt": .string(Timestamp.format(milliseconds: receivedAt))]
+    }
+
+    struct WaitParameters {
+        var to: String
+        var wait: Int
+        var after: MessageCursor?
+    }
+
+    static func waitParameters(_ request: HTTPRequest) throws -> WaitParameters {
+        guard let to = try optionalText(request, "to") else {
+            throw badParameter("to", "is required: the recipient address, e.g. /api/otp?to=alice@example.com&wait=30")
+        }
+        return WaitParameters(to: to, wait: try integer(request, "wait", default: 0, range: 0...maximumWait), after: try cursor(request))
+    }
+
+    func otp(_ request: HTTPRequest) -> HTTPReply {
+        let params: WaitParameters
+        do { params = try Self.waitParameters(request) } catch let p as Problem { return .response(p.response) } catch {
+            return .response(.problem(.badRequest, error: "invalid_parameter", message: "\(error)"))
+        }
+        let store = inbox.store
+        return waitReply(params, what: "one-time code", existing: {
+            guard let m = try? store.latest(to: params.to, after: params.after, requireCode: true) else { return nil }
+            return Self.codeAnswer(id: m.id, codes: m.summary.codes, subject: m.summary.subject, receivedAt: m.summary.receivedAt)
+        }, match: { d in
+            Self.codeAnswer(id: d.id, codes: d.message.codes, subject: d.message.subject, receivedAt: d.message.receivedAt)
+        })
+    }
+
+    func link(_ request: HTTPRequest) -> HTTPReply {
+        let params: WaitParameters
+        let purpose: String?
+        do {
+            params = try Self.waitParameters(request)
+            purpose = try Self.optionalText(request, "purpose")
+            let known = ["verify-email", "magic-link", "reset-password", "unsubscribe", "other"]
+            if let purpose, !known.contains(purpose) {
+                throw Self.badParameter("purpose", "must be one of \(known.joined(separator: ", ")), got '\(purpose)'")
+            }
+        } catch let p as Problem { return .response(p.response) } catch {
+            return .response(.problem(.badRequest, error: "invalid_parameter", message: "\(error)"))
+        }
+        let store = inbox.store
+        return waitReply(params, what: purpose.map { "\($0) link" } ?? "link", existing: {
+            // Newest first among recent messages to the address; the first with a fitting link wins.
+            guard let page = try? store.list(MessageFilter(to: params.to, after: params.after, limit: 50)) else { return nil }
+            for summary in page.items {
+                guard let m = try? store.message(id: summary.id) else { continue }
+                let links = (try? JSONValue.parse(m.linksJSON))?.arrayValue ?? []
+                if let answer = Self.linkAnswer(id: m.id, links: links, purpose: purpose, subject: summary.subject, receivedAt: summary.receivedAt) {
+                    return answer
+                }
+            }
+            return nil
+        }, match: { d in
+            Self.linkAnswer(id: d.id, links: d.links, purpose: purpose, subject: d.message.subject, receivedAt: d.message.receivedAt)
+        })
+    }
+
+    func waitReply(_ params: WaitParameters, what: String, existing: @escaping @Sendable () -> JSONValue?,
+                   match: @escaping @Sendable (DeliveredMessage) -> JSONValue?) -> HTTPReply {
+        let notFound = HTTPResponse.problem(.notFound, error: "nothing_arrived",
+                                            message: "no \(what) for \(params.to) arrived" + (params.wait > 0 ? " within \(params.wait) s" : "")
+                                                + "; check the address, or wait longer with wait=SECONDS (at most \(Self.maximumWait))")
+        if params.wait == 0 {
+            return .response(existing().map { .json($0) } ?? notFound)
+        }
+        return .deferred { [inbox] promise in
+            let cancel = inbox.wait(for: params.to, timeout: .seconds(params.wait), existing: existing, match: match) { answer in
+                promise.succeed(answer.map { .json($0) } ?? notFound)
+            }
+            promise.onCancel(cancel)
+        }
+    }
+
+    // MARK: Events
+
+    func events() -> HTTPReply {
+        let head = HTTPResponse(status: .ok, headers: [
+            "Content-Type": "text/event-stream; charset=utf-8",
+            "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no",
+        ])
+        return .stream(head) { [inbox] writer in
+            _ = writer.write(Array(": understudy events\nretry: 2000\n\n".utf8))
+            let unsubscribe = inbox.subscribe { event in
+                _ = writer.write(InboxJSON.serverSentEvent(event))
+            }
+            let heartbeat = Heartbeat(writer: writer)
+            heartbeat.start()
+            writer.onClose {
+                unsubscribe()
+                heartbeat.stop()
+            }
+        }
+    }
+}
+
+/// A comment line every 15 s keeps proxies and clients from timing out an idle event stream.
+final class Heartbeat: Sendable {
+    let writer: any HTTPBodyWriter
+    let timer: DispatchSourceTimer
+
+    init(writer: any HTTPBodyWriter) {
+        self.writer = writer
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+    }
+
+    func start() {
+        timer.schedule(deadline: .now() + 15, repeating: 15)
+        timer.setEventHandler { [writer] in _ = writer.write(Array(": ping\n\n".utf8)) }
+        timer.resume()
+    }
+
+    func stop() { timer.cancel() }
+}

@@ -1,0 +1,54 @@
+import UnderstudyExtract
+import UnderstudyJSON
+import UnderstudyMIME
+import UnderstudyStore
+
+/// Turns an accepted SMTP transaction into what the store keeps: decoded headers and bodies, a
+/// snippet, the one-time codes and the links. Pure and thread-safe, so it runs on the SMTP
+/// connection's own loop, in parallel, before the single store writer sees the message.
+public enum IncomingMessage {
+    /// Characters kept in a listing's snippet.
+    static let snippetLength = 200
+
+    public static func digest(raw: [UInt8], envelopeFrom: String, envelopeTo: [String], receivedAt: Int64) -> NewMessage {
+        let mime = MIMEMessage(parsing: raw)
+        let text = mime.bestText
+        let extraction = Extractor.extract(subject: mime.subject, text: mime.text ?? (mime.html == nil ? text : nil), html: mime.html)
+        let links: JSONValue = .array(extraction.links.map(linkJSON))
+        let attachments: JSONValue = .array(mime.parts.filter { $0.isAttachment || $0.contentID != nil }.map(attachmentJSON))
+        return NewMessage(
+            receivedAt: receivedAt, raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo,
+            from: mime.from.first?.address, to: mime.to.map(\.address), cc: mime.cc.map(\.address),
+            subject: mime.subject, messageID: mime.messageID, date: mime.date?.raw,
+            text: text, html: mime.html, snippet: snippet(text ?? ""),
+            codes: extraction.codes.map(\.value),
+            linksJSON: links.serialized(), attachmentsJSON: attachments.serialized())
+    }
+
+    static func linkJSON(_ link: ExtractedLink) -> JSONValue {
+        ["url": .string(link.url), "text": JSONValue(link.text), "purpose": .string(link.purpose.rawValue)]
+    }
+
+    static func attachmentJSON(_ part: MIMEPart) -> JSONValue {
+        ["part": .string(part.partNumber), "name": JSONValue(part.filename), "type": .string(part.contentType),
+         "size": JSONValue(part.size), "contentId": JSONValue(part.contentID), "inline": .bool(!part.isAttachment)]
+    }
+
+    /// The start of the text with runs of white space folded to one space.
+    static func snippet(_ text: String) -> String {
+        var out = ""
+        var count = 0
+        var pendingSpace = false
+        for ch in text {
+            if ch.isWhitespace {
+                pendingSpace = !out.isEmpty
+                continue
+            }
+            if pendingSpace { out.append(" "); count += 1; pendingSpace = false }
+            out.append(ch)
+            count += 1
+            if count >= snippetLength { out.append("…"); break }
+        }
+        return out
+    }
+}

@@ -1,2 +1,0 @@
-// UnderstudyInbox: placeholder until the module lands.
-enum UnderstudyInboxModule {}

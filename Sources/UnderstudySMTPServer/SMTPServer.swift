@@ -1,0 +1,111 @@
+import UnderstudyIO
+import UnderstudySMTP
+
+/// Where accepted messages go. `completion` may run on any thread; the session answers the
+/// client (250 or 451) only when it runs, so a 250 means the message is stored.
+public protocol SMTPDeliveryHandler: Sendable {
+    func deliver(_ envelope: SMTPEnvelope, completion: @escaping @Sendable (SMTPDeliveryResult) -> Void)
+}
+
+public struct SMTPServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    public var session: SMTPConfiguration
+    /// Concurrent sessions; beyond it a client gets `421 4.7.0` and is disconnected.
+    public var maxConnections: Int
+
+    public init(host: String = "127.0.0.1", port: Int = 0, session: SMTPConfiguration = SMTPConfiguration(),
+                maxConnections: Int = 256) {
+        self.host = host; self.port = port; self.session = session; self.maxConnections = maxConnections
+    }
+}
+
+/// The SMTP sink on the event loops: each connection drives a pure `SMTPSession`.
+/// No reverse DNS lookups: the peer address is used as it is.
+public final class SMTPServer: Sendable {
+    public let configuration: SMTPServerConfiguration
+    let tcp: TCPServer
+
+    public init(configuration: SMTPServerConfiguration, group: EventLoopGroup, delivery: any SMTPDeliveryHandler) {
+        self.configuration = configuration
+        let session = configuration.session
+        let busy = Array("421 4.7.0 \(session.hostname) too many concurrent sessions, try again later\r\n".utf8)
+        tcp = TCPServer(
+            configuration: .init(host: configuration.host, port: configuration.port, maxConnections: configuration.maxConnections),
+            group: group,
+            connectionLimitReached: { connection in connection.write(busy) },
+            makeHandler: { _ in SMTPConnectionHandler(session: SMTPSession(configuration: session), delivery: delivery) })
+    }
+
+    /// Binds and starts accepting; returns the bound address (the real port when 0 was asked).
+    public func start() throws(IOError) -> SocketAddress { try tcp.start() }
+
+    public var connectionCount: Int { tcp.connectionCount }
+
+    /// Stops accepting; open sessions are asked to finish by the loops' graceful shutdown.
+    public func shutdown() { tcp.stop() }
+}
+
+/// One SMTP connection, confined to its loop.
+final class SMTPConnectionHandler: ConnectionHandler {
+    var session: SMTPSession
+    let delivery: any SMTPDeliveryHandler
+    var timer: Scheduled?
+    weak var connection: Connection?
+
+    init(session: SMTPSession, delivery: any SMTPDeliveryHandler) {
+        self.session = session
+        self.delivery = delivery
+    }
+
+    func connectionActive(_ connection: Connection) {
+        self.connection = connection
+        perform(session.start(), on: connection)
+    }
+
+    func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+        perform(session.receive(bytes), on: connection)
+    }
+
+    func connectionInputClosed(_ connection: Connection) { connection.close() }
+
+    func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {
+        timer?.cancel()
+        timer = nil
+    }
+
+    func perform(_ actions: [SMTPAction], on connection: Connection) {
+        for action in actions {
+            switch action {
+            case .send(let bytes):
+                connection.write(bytes)
+            case .deliver(let envelope):
+                let loop = connection.eventLoop
+                delivery.deliver(envelope) { [weak self] result in
+                    loop.execute {
+                        guard let self, let connection = self.connection, connection.isOpen else { return }
+                        self.perform(self.session.deliveryCompleted(result), on: connection)
+                    }
+                }
+            case .close:
+                timer?.cancel()
+                timer = nil
+                connection.close()
+                return
+            }
+        }
+        armTimer(on: connection)
+    }
+
+    /// One timer per connection for the timeout of the session's current state (RFC 5321 4.5.3.2).
+    func armTimer(on connection: Connection) {
+        timer?.cancel()
+        timer = nil
+        guard connection.isOpen, let timeout = session.currentTimeout else { return }
+        timer = connection.schedule(after: timeout) { [weak self, weak connection] in
+            guard let self, let connection, connection.isOpen else { return }
+            self.timer = nil
+            self.perform(self.session.timedOut(), on: connection)
+        }
+    }
+}

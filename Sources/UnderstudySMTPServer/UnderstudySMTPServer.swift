@@ -1,2 +1,0 @@
-// UnderstudySMTPServer: placeholder until the module lands.
-enum UnderstudySMTPServerModule {}
