@@ -55,7 +55,7 @@ public enum HTMLText {
         var pendingSpace = false
         var preDepth = 0
         var missingClose: Set<String> = []  // close tags already searched for in vain (keeps it linear)
-        static let maxTagScan = 2048
+        static let maxTagScan = 256
 
         init(_ u: [UInt8]) {
             self.u = u
