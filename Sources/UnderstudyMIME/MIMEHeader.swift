@@ -14,6 +14,13 @@ public struct MIMEHeader: Sendable, Hashable {
 
     /// True when this header's name is `other`, compared case-insensitively.
     public func hasName(_ other: String) -> Bool {
-        name.utf8.count == other.utf8.count && name.lowercased() == other.lowercased()
+        let a = name.utf8
+        let b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            // ASCII letters differ only in bit 0x20; anything else must match exactly.
+            guard x | 0x20 == y | 0x20, (x | 0x20) >= 0x61, (x | 0x20) <= 0x7A else { return false }
+        }
+        return true
     }
 }

@@ -13,14 +13,12 @@ public struct MIMEHeaders: Sendable, Hashable, RandomAccessCollection {
     public subscript(name: String) -> String? { first(named: name)?.value }
 
     public func first(named name: String) -> MIMEHeader? {
-        let key = name.lowercased()
-        return fields.first { $0.name.utf8.count == key.utf8.count && $0.name.lowercased() == key }
+        fields.first { $0.hasName(name) }
     }
 
     /// Every field named `name`, in order.
     public func all(named name: String) -> [MIMEHeader] {
-        let key = name.lowercased()
-        return fields.filter { $0.name.utf8.count == key.utf8.count && $0.name.lowercased() == key }
+        fields.filter { $0.hasName(name) }
     }
 
     /// Parses the header block starting at `range.lowerBound`. Returns the headers and where the body

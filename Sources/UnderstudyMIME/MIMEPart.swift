@@ -31,11 +31,12 @@ public struct MIMEPart: Sendable, Hashable {
 
     /// An attachment rather than message body: disposition "attachment"; or, without a disposition,
     /// a file name or a non-text type, unless the part has a Content-ID (an inline, cid-referenced
-    /// resource). Inline disposition is never an attachment.
+    /// resource). An inline part is an attachment only when it is a named, non-text file without a
+    /// Content-ID (Apple Mail sends attached files as "inline; filename=...").
     public var isAttachment: Bool {
         switch disposition {
         case .attachment: return true
-        case .inline: return false
+        case .inline: return filename != nil && contentID == nil && type.type != "text"
         case nil:
             if contentID != nil { return false }
             if filename != nil { return true }
