@@ -166,12 +166,12 @@ public enum Charset {
     }
 
     static func decodeWindows1252(_ bytes: some Collection<UInt8>) -> String {
-        var s = String()
-        s.reserveCapacity(bytes.count)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count + bytes.count / 8)
         for b in bytes {
-            if b < 0x80 { s.unicodeScalars.append(Unicode.Scalar(b)) } else { s.unicodeScalars.append(windows1252Scalar(b)) }
+            if b < 0x80 { out.append(b) } else { appendUTF8(windows1252Scalar(b), to: &out) }
         }
-        return s
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// UTF-8 with each invalid byte read as Windows-1252.

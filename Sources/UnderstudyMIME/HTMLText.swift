@@ -223,7 +223,11 @@ public enum HTMLText {
                     } else { break }
                 }
                 if i > digitsStart {
-                    scalar = Unicode.Scalar(v) != nil && v != 0 ? v : 0xFFFD
+                    if v >= 0x80 && v < 0xA0 {
+                        scalar = Charset.windows1252Scalar(UInt8(v)).value  // as browsers read &#150;
+                    } else {
+                        scalar = Unicode.Scalar(v) != nil && v != 0 ? v : 0xFFFD
+                    }
                     if i < n, u[i] == UInt8(ascii: ";") { i += 1 }
                 }
             } else {

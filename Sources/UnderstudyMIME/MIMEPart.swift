@@ -44,10 +44,15 @@ public struct MIMEPart: Sendable, Hashable {
         }
     }
 
-    /// The body as text, decoded from its charset, line breaks normalised to "\n"; nil for non-text parts.
+    /// The body as text, decoded from its charset, line breaks normalised to "\n", format=flowed
+    /// unwrapped; nil for non-text parts.
     public var text: String? {
         guard type.type == "text" else { return nil }
-        return MIMEPart.normalizeNewlines(Charset.decode(bytes, label: type.charset))
+        let text = MIMEPart.normalizeNewlines(Charset.decode(bytes, label: type.charset))
+        if type.subtype == "plain", type.parameters["format"]?.lowercased() == "flowed" {
+            return FormatFlowed.unwrap(text, deleteSpace: type.parameters["delsp"]?.lowercased() == "yes")
+        }
+        return text
     }
 
     static func normalizeNewlines(_ s: String) -> String {

@@ -9,8 +9,8 @@ public enum RFC2047 {
     static let maxWordText = 4096
 
     public static func decode(_ text: String) -> String {
+        guard text.utf8.count >= 8, containsMarker(text.utf8) else { return text }
         let u = Array(text.utf8)
-        guard u.count >= 8, containsMarker(u) else { return text }
         let scan = Scan(u)
         var out = [UInt8]()
         out.reserveCapacity(u.count)
@@ -76,11 +76,11 @@ public enum RFC2047 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func containsMarker(_ u: [UInt8]) -> Bool {
-        var i = 0
-        while i + 1 < u.count {
-            if u[i] == UInt8(ascii: "="), u[i + 1] == UInt8(ascii: "?") { return true }
-            i += 1
+    static func containsMarker(_ u: String.UTF8View) -> Bool {
+        var previous: UInt8 = 0
+        for b in u {
+            if b == UInt8(ascii: "?") && previous == UInt8(ascii: "=") { return true }
+            previous = b
         }
         return false
     }
