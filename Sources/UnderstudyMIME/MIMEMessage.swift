@@ -80,3 +80,14 @@ public struct MIMEMessage: Sendable, Hashable {
     /// The best text a reader would see: `text`, else `textFromHTML`.
     public var bestText: String? { text ?? textFromHTML }
 }
+
+extension MIMEPart {
+    /// For a message/rfc822 (or message/global) part: the attached message, parsed. Each level is
+    /// parsed only when asked, so attached-message nesting costs nothing up front.
+    public func embeddedMessage(limits: MIMELimits = .init()) -> MIMEMessage? {
+        guard type.type == "message", type.subtype == "rfc822" || type.subtype == "global", !isOpaque else {
+            return nil
+        }
+        return MIMEMessage(parsing: bytes, limits: limits)
+    }
+}

@@ -25,7 +25,9 @@ import Testing
         #expect(m.parts[5].isAttachment)
         #expect(m.date?.secondsSince1970 == 781_571_705)
         // The embedded message is kept whole and parses on its own.
-        let inner = MIMEMessage(parsing: m.bytes(ofPart: "5")!)
+        #expect(m.bytes(ofPart: "5") != nil)
+        #expect(m.part("4")?.embeddedMessage() == nil)
+        let inner = try #require(m.part("5")?.embeddedMessage())
         #expect(inner.subject == "(subject in US-ASCII)")
         #expect(inner.text?.contains("Additional text in ISO-8859-1 goes here") == true)
         #expect(m.text?.contains("Some text appears here") == true)
