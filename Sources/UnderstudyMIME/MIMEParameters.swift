@@ -1,10 +1,11 @@
 /// Parses "value; name=token; name=\"quoted\"" header values (Content-Type, Content-Disposition) with
 /// RFC 2231 continuations ("name*0*", "name*1") and charset'language'percent-encoded values, plus the
 /// common non-standard RFC 2047 encoded words inside quoted values. Parameter names are lowercased.
-enum MIMEParameters {
+public enum MIMEParameters {
     static let maxSections = 1000
 
-    static func parse(_ text: String) -> (value: String, parameters: [String: String]) {
+    /// Splits a header value into its lowercased main value and its parameters.
+    public static func parse(_ text: String) -> (value: String, parameters: [String: String]) {
         let u = Array(text.utf8)
         let n = u.count
         var i = 0
