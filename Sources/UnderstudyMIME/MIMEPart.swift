@@ -1,0 +1,71 @@
+/// How a part asks to be shown (Content-Disposition).
+public enum MIMEDisposition: String, Sendable, Hashable {
+    case inline, attachment
+}
+
+/// One leaf of a message's MIME tree, with its decoded body.
+public struct MIMEPart: Sendable, Hashable {
+    /// IMAP-style section number: "1", "2.1", ...
+    public let partNumber: String
+    public let headers: MIMEHeaders
+    /// The parsed Content-Type (defaults applied: text/plain, or message/rfc822 inside multipart/digest).
+    public let type: MIMEContentType
+    /// Content-Disposition, when the part has one that says inline or attachment.
+    public let disposition: MIMEDisposition?
+    /// The file name from Content-Disposition "filename" or Content-Type "name" (RFC 2231/2047 decoded).
+    public let filename: String?
+    /// Content-ID without angle brackets (what "cid:" URLs refer to).
+    public let contentID: String?
+    /// Content-Transfer-Encoding, lowercased ("7bit" when absent).
+    public let transferEncoding: String
+    /// True when a limit stopped decoding: `bytes` are then the raw, undecoded bytes.
+    public let isOpaque: Bool
+    /// The decoded body (transfer encoding removed; charset untouched).
+    public let bytes: [UInt8]
+
+    /// Lowercased "type/subtype".
+    public var contentType: String { type.mimeType }
+    public var charset: String? { type.charset }
+    /// Decoded size in bytes.
+    public var size: Int { bytes.count }
+
+    /// An attachment rather than message body: disposition "attachment"; or, without a disposition,
+    /// a file name or a non-text type, unless the part has a Content-ID (an inline, cid-referenced
+    /// resource). An inline part is an attachment only when it is a named, non-text file without a
+    /// Content-ID (Apple Mail sends attached files as "inline; filename=...").
+    public var isAttachment: Bool {
+        switch disposition {
+        case .attachment: return true
+        case .inline: return filename != nil && contentID == nil && type.type != "text"
+        case nil:
+            if contentID != nil { return false }
+            if filename != nil { return true }
+            return type.type != "text"
+        }
+    }
+
+    /// The body as text, decoded from its charset, line breaks normalised to "\n", format=flowed
+    /// unwrapped; nil for non-text parts.
+    public var text: String? {
+        guard type.type == "text" else { return nil }
+        let text = MIMEPart.normalizeNewlines(Charset.decode(bytes, label: type.charset))
+        if type.subtype == "plain", type.parameters["format"]?.lowercased() == "flowed" {
+            return FormatFlowed.unwrap(text, deleteSpace: type.parameters["delsp"]?.lowercased() == "yes")
+        }
+        return text
+    }
+
+    static func normalizeNewlines(_ s: String) -> String {
+        guard s.utf8.contains(0x0D) else { return s }
+        var out = [UInt8]()
+        out.reserveCapacity(s.utf8.count)
+        var previousCR = false
+        for b in s.utf8 {
+            if b == 0x0D { out.append(0x0A); previousCR = true; continue }
+            if b == 0x0A && previousCR { previousCR = false; continue }
+            previousCR = false
+            out.append(b)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

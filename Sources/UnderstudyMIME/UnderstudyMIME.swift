@@ -1,2 +1,0 @@
-// UnderstudyMIME: placeholder until the module lands.
-enum UnderstudyMIMEModule {}

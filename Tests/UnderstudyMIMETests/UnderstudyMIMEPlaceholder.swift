@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyMIME
-
-@Test func UnderstudyMIMEBuilds() {}
