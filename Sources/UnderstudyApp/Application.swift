@@ -56,7 +56,7 @@ public final class Application: Sendable {
         serverConfiguration.threads = group.loops.count
         let http = HTTPServer(configuration: serverConfiguration, responder: router.freeze(), group: group)
 
-        var session = SMTPConfiguration()
+        var session = SMTPConfiguration(hostname: "understudy.localhost")
         session.maxMessageSize = configuration.mail.maxMessageSize
         session.maxRecipients = configuration.mail.maxRecipients
         if let user = configuration.mail.username, let password = configuration.mail.password {

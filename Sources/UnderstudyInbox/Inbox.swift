@@ -57,7 +57,6 @@ public final class Inbox: Sendable {
         var address: String
         var match: @Sendable (DeliveredMessage) -> JSONValue?
         var callback: @Sendable (JSONValue?) -> Void
-        var timer: DispatchWorkItem?
     }
 
     struct Registry {
@@ -171,7 +170,7 @@ public final class Inbox: Sendable {
         let id = registry.withLock { r -> UInt64 in
             let id = r.nextID
             r.nextID += 1
-            r.waiters[id] = Waiter(address: key, match: match, callback: callback, timer: nil)
+            r.waiters[id] = Waiter(address: key, match: match, callback: callback)
             return id
         }
         let cancel: @Sendable () -> Void = { [weak self] in _ = self?.finish(id) }
@@ -179,23 +178,16 @@ public final class Inbox: Sendable {
             if let waiter = finish(id) { waiter.callback(found) }
             return cancel
         }
-        let timer = DispatchWorkItem { [weak self] in
+        // The timeout finds nothing to do if the waiter was answered or cancelled first.
+        timers.asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) { [weak self] in
             if let waiter = self?.finish(id) { waiter.callback(nil) }
         }
-        let armed = registry.withLock { r -> Bool in
-            guard r.waiters[id] != nil else { return false }
-            r.waiters[id]?.timer = timer
-            return true
-        }
-        if armed { timers.asyncAfter(deadline: .now() + Self.dispatchInterval(timeout), execute: timer) }
         return cancel
     }
 
     /// Removes a waiter; the caller that gets it back owns its callback.
     private func finish(_ id: UInt64) -> Waiter? {
-        let waiter = registry.withLock { $0.waiters.removeValue(forKey: id) }
-        waiter?.timer?.cancel()
-        return waiter
+        registry.withLock { $0.waiters.removeValue(forKey: id) }
     }
 
     public var waiterCount: Int { registry.withLock { $0.waiters.count } }
@@ -219,8 +211,8 @@ public final class Inbox: Sendable {
     }
 
     private func notify(_ event: InboxEvent) {
-        var ready: [(Waiter, JSONValue)] = []
-        let subscribers = registry.withLock { r -> [@Sendable (InboxEvent) -> Void] in
+        let (ready, subscribers) = registry.withLock { r -> ([(Waiter, JSONValue)], [@Sendable (InboxEvent) -> Void]) in
+            var ready: [(Waiter, JSONValue)] = []
             if case .created(let message) = event, !r.waiters.isEmpty {
                 for (id, waiter) in r.waiters where message.addresses.contains(waiter.address) {
                     if let answer = waiter.match(message) {
@@ -229,12 +221,9 @@ public final class Inbox: Sendable {
                     }
                 }
             }
-            return Array(r.subscribers.values)
+            return (ready, Array(r.subscribers.values))
         }
-        for (waiter, answer) in ready {
-            waiter.timer?.cancel()
-            waiter.callback(answer)
-        }
+        for (waiter, answer) in ready { waiter.callback(answer) }
         for s in subscribers { s(event) }
     }
 }

@@ -245,7 +245,8 @@ public struct InboxRoutes: Sendable {
 }
 
 /// A comment line every 15 s keeps proxies and clients from timing out an idle event stream.
-final class Heartbeat: Sendable {
+/// `@unchecked Sendable`: a dispatch source is thread-safe; Dispatch just does not say so in Swift.
+final class Heartbeat: @unchecked Sendable {
     let writer: any HTTPBodyWriter
     let timer: DispatchSourceTimer
 

@@ -14,8 +14,8 @@ public struct SMTPServerConfiguration: Sendable {
     /// Concurrent sessions; beyond it a client gets `421 4.7.0` and is disconnected.
     public var maxConnections: Int
 
-    public init(host: String = "127.0.0.1", port: Int = 0, session: SMTPConfiguration = SMTPConfiguration(),
-                maxConnections: Int = 256) {
+    public init(host: String = "127.0.0.1", port: Int = 0,
+                session: SMTPConfiguration = SMTPConfiguration(hostname: "understudy.localhost"), maxConnections: Int = 256) {
         self.host = host; self.port = port; self.session = session; self.maxConnections = maxConnections
     }
 }
@@ -80,11 +80,12 @@ final class SMTPConnectionHandler: ConnectionHandler {
             case .send(let bytes):
                 connection.write(bytes)
             case .deliver(let envelope):
-                let loop = connection.eventLoop
-                delivery.deliver(envelope) { [weak self] result in
-                    loop.execute {
-                        guard let self, let connection = self.connection, connection.isOpen else { return }
-                        self.perform(self.session.deliveryCompleted(result), on: connection)
+                let reference = connection.reference
+                let box = LoopConfined(self)
+                delivery.deliver(envelope) { result in
+                    reference.execute { connection in
+                        guard let handler = box.handler else { return }
+                        handler.perform(handler.session.deliveryCompleted(result), on: connection)
                     }
                 }
             case .close:
@@ -108,4 +109,11 @@ final class SMTPConnectionHandler: ConnectionHandler {
             self.perform(self.session.timedOut(), on: connection)
         }
     }
+}
+
+/// Carries the handler across the store's thread and back: `@unchecked Sendable` because the
+/// handler is only read inside `ConnectionReference.execute`, on the connection's own loop.
+private final class LoopConfined: @unchecked Sendable {
+    weak var handler: SMTPConnectionHandler?
+    init(_ handler: SMTPConnectionHandler) { self.handler = handler }
 }
