@@ -1,0 +1,55 @@
+/// The protocol side of a connection (HTTP, SMTP). Called only on the connection's loop thread,
+/// so implementations are plain classes and are not Sendable.
+public protocol ConnectionHandler: AnyObject {
+    /// The connection is registered and may be written to.
+    func connectionActive(_ connection: Connection)
+    /// Bytes arrived. `bytes` is valid only during this call (it is the loop's shared read buffer):
+    /// parse or copy it. Writes made during this call are sent together when it returns.
+    func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer)
+    /// The peer shut down its sending side (read returned 0). Default: `close()` after pending writes.
+    func connectionInputClosed(_ connection: Connection)
+    /// Graceful shutdown began. Default: `close()` after pending writes.
+    func connectionShouldQuiesce(_ connection: Connection)
+    /// The connection is closed and its descriptor released. Called exactly once.
+    func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason)
+}
+
+extension ConnectionHandler {
+    public func connectionActive(_ connection: Connection) {}
+    public func connectionInputClosed(_ connection: Connection) { connection.close() }
+    public func connectionShouldQuiesce(_ connection: Connection) { connection.close() }
+    public func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {}
+}
+
+/// Why a connection ended.
+public struct ConnectionCloseReason: Sendable, Equatable, CustomStringConvertible {
+    private enum Code: Sendable, Equatable {
+        case local, peer, failed(IOError), shutdown
+    }
+    private let code: Code
+    private init(_ code: Code) { self.code = code }
+
+    /// `close()` or `closeNow()` was called.
+    public static let closedLocally = ConnectionCloseReason(.local)
+    /// The peer closed the connection (EOF, hang-up).
+    public static let closedByPeer = ConnectionCloseReason(.peer)
+    /// The shutdown deadline passed while the connection was still open.
+    public static let shutdownDeadline = ConnectionCloseReason(.shutdown)
+    /// A read or write failed (e.g. connection reset).
+    public static func failed(_ error: IOError) -> ConnectionCloseReason { ConnectionCloseReason(.failed(error)) }
+
+    /// The error, when the connection failed.
+    public var error: IOError? {
+        if case .failed(let e) = code { return e }
+        return nil
+    }
+
+    public var description: String {
+        switch code {
+        case .local: return "closed locally"
+        case .peer: return "closed by peer"
+        case .shutdown: return "closed at shutdown deadline"
+        case .failed(let e): return "failed: \(e)"
+        }
+    }
+}
