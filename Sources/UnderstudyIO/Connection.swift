@@ -170,6 +170,8 @@ public final class Connection {
 
     func closeNow(reason: ConnectionCloseReason) {
         guard isOpen else { return }
+        // Closing after the peer's EOF: the peer ended the conversation.
+        let reason = reason == .closedLocally && inputClosed ? .closedByPeer : reason
         isOpen = false
         eventLoop.deregister(fd: fd)
         closeDescriptor(fd)
