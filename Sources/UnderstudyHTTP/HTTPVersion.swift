@@ -1,0 +1,15 @@
+/// The protocol version of a message. The parser accepts HTTP/1.0 and HTTP/1.1 only.
+public struct HTTPVersion: Hashable, Sendable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+
+    public init(major: Int, minor: Int) {
+        self.major = major
+        self.minor = minor
+    }
+
+    public static let http1_0 = HTTPVersion(major: 1, minor: 0)
+    public static let http1_1 = HTTPVersion(major: 1, minor: 1)
+
+    public var description: String { "HTTP/\(major).\(minor)" }
+}

@@ -1,2 +1,0 @@
-// UnderstudyHTTP: placeholder until the module lands.
-enum UnderstudyHTTPModule {}

@@ -1,2 +1,0 @@
-// UnderstudyJSON: placeholder until the module lands.
-enum UnderstudyJSONModule {}

@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyJSON
-
-@Test func UnderstudyJSONBuilds() {}
