@@ -21,6 +21,8 @@ public final class Connection {
     private var inputClosed = false
     private var closeWhenFlushed = false
     private var inReadCallback = false
+    /// A send did not complete at once since the queue was last empty.
+    private var wasBlocked = false
     public private(set) var isOpen = true
 
     init(fd: Int32, loop: EventLoop, remote: SocketAddress, local: SocketAddress, onClose: (() -> Void)?) {
@@ -76,6 +78,7 @@ public final class Connection {
         }
         if sent < bytes.count {
             outbound.append(contentsOf: bytes[sent...])
+            wasBlocked = true
             updateInterest()
         }
     }
@@ -91,7 +94,7 @@ public final class Connection {
             }
             switch attempt {
             case .success(.done(let n)): outboundOffset += n
-            case .success(.wouldBlock): updateInterest(); return
+            case .success(.wouldBlock): wasBlocked = true; updateInterest(); return
             case .failure(let error): closeNow(reason: .failed(error)); return
             }
         }
@@ -99,6 +102,12 @@ public final class Connection {
             outboundOffset = 0
             if outbound.capacity > 1 << 20 { outbound = [] } else { outbound.removeAll(keepingCapacity: true) }
             if closeWhenFlushed { closeNow(reason: .closedLocally); return }
+            updateInterest()
+            if wasBlocked {
+                wasBlocked = false
+                handler?.connectionDidDrainWrites(self)
+            }
+            return
         }
         updateInterest()
     }

@@ -6,6 +6,9 @@ public protocol ConnectionHandler: AnyObject {
     /// Bytes arrived. `bytes` is valid only during this call (it is the loop's shared read buffer):
     /// parse or copy it. Writes made during this call are sent together when it returns.
     func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer)
+    /// Everything queued has been sent after the socket had been full (a write did not complete at
+    /// once). Use it to resume work paused for backpressure (`pendingWriteBytes`). Default: nothing.
+    func connectionDidDrainWrites(_ connection: Connection)
     /// The peer shut down its sending side (read returned 0). Default: `close()` after pending writes.
     func connectionInputClosed(_ connection: Connection)
     /// Graceful shutdown began. Default: `close()` after pending writes.
@@ -16,6 +19,7 @@ public protocol ConnectionHandler: AnyObject {
 
 extension ConnectionHandler {
     public func connectionActive(_ connection: Connection) {}
+    public func connectionDidDrainWrites(_ connection: Connection) {}
     public func connectionInputClosed(_ connection: Connection) { connection.close() }
     public func connectionShouldQuiesce(_ connection: Connection) { connection.close() }
     public func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {}
