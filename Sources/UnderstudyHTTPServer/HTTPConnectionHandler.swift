@@ -54,9 +54,12 @@ final class HTTPConnectionHandler: ConnectionHandler {
         resumeIfPossible()
     }
 
+    /// EOF from the client. A half-close cannot be told from a client that went away, so like nginx
+    /// the server treats it as the client leaving: what is written goes out, deferred replies are
+    /// cancelled and streams closed.
     func connectionInputClosed(_ connection: Connection) {
         inputClosed = true
-        if slots.isEmpty { connection.close() }   // else: once the queued replies are written
+        connection.close()
     }
 
     func connectionShouldQuiesce(_ connection: Connection) {
