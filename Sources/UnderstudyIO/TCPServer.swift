@@ -119,7 +119,7 @@ private final class ListenerRef: @unchecked Sendable {
 final class Listener: Selectable {
     let fd: Int32
     let loop: EventLoop
-    unowned let server: TCPServer
+    let server: TCPServer   // strong: a pending accept may run after the last outside reference is gone
     private var isOpen = false
     private var closed = false
     private var accepting = true

@@ -102,6 +102,30 @@ struct TCPServerTests {
         client.close()
     }
 
+    @Test func drainCallbackAfterThePeerCatchesUp() throws {
+        final class DrainHandler: ConnectionHandler {
+            let drained: Box<Int>
+            init(drained: Box<Int>) { self.drained = drained }
+            func connectionActive(_ connection: Connection) {
+                connection.write([UInt8](repeating: 7, count: 16 * 1024 * 1024))
+                #expect(connection.pendingWriteBytes > 0)   // more than any socket buffer
+            }
+            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {}
+            func connectionDidDrainWrites(_ connection: Connection) {
+                drained.update { $0 += 1 }
+                connection.close()
+            }
+        }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let drained = Box(0)
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in DrainHandler(drained: drained) }
+        let client = try TestClient(try server.start())
+        #expect(client.readToEnd()?.count == 16 * 1024 * 1024)
+        #expect(drained.value == 1)
+        client.close()
+    }
+
     @Test func echoOfSeveralMegabytesWhileClientSendsAndReads() throws {
         let group = try EventLoopGroup(threads: 2)
         defer { group.shutdownGracefully() }
