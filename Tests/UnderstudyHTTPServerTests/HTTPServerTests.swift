@@ -240,6 +240,46 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func headOfAStreamIsTheHeadOnly() throws {
+        try withServer { address, _ in
+            let client = try HTTPTestClient(address)
+            defer { client.close() }
+            client.send("HEAD /stream HTTP/1.1\r\nHost: t\r\n\r\n")
+            let head = try #require(client.readResponse(forHead: true))
+            #expect(head.status == 200)
+            client.send("GET /hello?n=5 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(client.readResponse()?.text == #"{"hello":"world","n":5}"#)
+        }
+    }
+
+    @Test func pipelineBeyondTheQueueLimitIsReadAfterRepliesDrain() throws {
+        try withServer({ $0.maxPipelinedRequests = 4 }) { address, _ in
+            let client = try HTTPTestClient(address)
+            defer { client.close() }
+            var requests = "GET /later?ms=50&tag=first HTTP/1.1\r\nHost: t\r\n\r\n"
+            for n in 1...30 { requests += "GET /hello?n=\(n) HTTP/1.1\r\nHost: t\r\n\r\n" }
+            client.send(requests)
+            #expect(client.readResponse()?.text == "later first")
+            for n in 1...30 {
+                #expect(client.readResponse()?.text == #"{"hello":"world","n":\#(n)}"#)
+            }
+        }
+    }
+
+    @Test func manyKeepAliveConnectionsAcrossBothLoops() throws {
+        try withServer { address, server in
+            let clients = try (0..<64).map { _ in try HTTPTestClient(address) }
+            defer { for client in clients { client.close() } }
+            for round in 1...3 {
+                for client in clients { client.send("GET /hello?n=\(round) HTTP/1.1\r\nHost: t\r\n\r\n") }
+                for client in clients {
+                    #expect(client.readResponse()?.text == #"{"hello":"world","n":\#(round)}"#)
+                }
+            }
+            #expect(server.connectionCount == 64)
+        }
+    }
+
     @Test func clientDisconnectCancelsDeferredAndClosesStreams() throws {
         try withServer { address, _ in
             let waiting = try HTTPTestClient(address)
