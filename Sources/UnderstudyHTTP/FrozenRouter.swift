@@ -1,9 +1,7 @@
 /// The immutable form of `Router`. Unknown paths get a 404 problem; a known path with another method
 /// gets 405 with an `Allow` header; HEAD uses the GET route when there is no HEAD route (the server
 /// sends no body for HEAD).
-public struct FrozenRouter: HTTPResponder, @unchecked Sendable {
-    // @unchecked: the tree is immutable after `freeze()` and its handlers are @Sendable closures;
-    // the stored Node type is not declared Sendable only because it is built mutably first.
+public struct FrozenRouter: HTTPResponder {
     private let root: Router.Node
 
     init(root: Router.Node) {

@@ -21,7 +21,7 @@
 ///   how bytes were split). Other expectations are 417. HTTP/1.0 expectations are ignored.
 /// - After a request that does not keep the connection alive (`Connection: close`, or HTTP/1.0
 ///   without `keep-alive`), and after an error, the parser ignores further bytes: the server closes.
-public struct HTTPRequestParser {
+public struct HTTPRequestParser: Sendable {
     private enum State {
         case head
         case fixedBody(length: Int)
@@ -319,9 +319,12 @@ public struct HTTPRequestParser {
 
     private mutating func finishHead() -> HTTPParserEvent? {
         guard let line = requestLine else { return nil }
-        let hosts = headers.values(for: "Host")
-        if hosts.count > 1 { return fail(.duplicateHost) }
-        if hosts.isEmpty && line.version == .http1_1 { return fail(.missingHost) }
+        var hosts = 0
+        for field in headers where field.name.utf8.count == 4 && HTTPHeaders.namesEqual(field.name, "Host") {
+            hosts += 1
+        }
+        if hosts > 1 { return fail(.duplicateHost) }
+        if hosts == 0 && line.version == .http1_1 { return fail(.missingHost) }
 
         var chunked = false
         var contentLength = 0

@@ -8,15 +8,15 @@ public typealias HTTPHandler = @Sendable (HTTPRequest, RouteParameters) -> HTTPR
 /// the value. A literal segment beats a parameter; when the literal branch has no route for the
 /// method, parameter branches are tried next. A parameter never matches an empty segment. A trailing
 /// slash is significant: `/a/` is not `/a` (register both if both should work).
-public struct Router {
-    struct Node {
+public struct Router: Sendable {
+    struct Node: Sendable {
         var literals: [String: Node] = [:]
         /// Zero or one node for a parameter segment (an array so the struct can recurse).
         var parameter: [Node] = []
         var handlers: [HTTPMethod: Route] = [:]
     }
 
-    struct Route {
+    struct Route: Sendable {
         var parameterNames: [String]
         var handler: HTTPHandler
     }

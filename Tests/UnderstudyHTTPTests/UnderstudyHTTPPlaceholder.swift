@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyHTTP
-
-@Test func UnderstudyHTTPBuilds() {}
