@@ -332,6 +332,13 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         for task in batch { task() }
     }
 
+    /// Releases the descriptors of a loop that never ran (group creation failed).
+    func closeWithoutRunning() {
+        queue.withLock { $0.closed = true }
+        state = .stopped
+        closeDescriptors()
+    }
+
     private func closeDescriptors() {
         closeDescriptor(timerFD)
         closeDescriptor(wakeFD)

@@ -19,7 +19,12 @@ public final class EventLoopGroup: Sendable {
         precondition(threads > 0, "an EventLoopGroup needs at least one thread")
         signal(SIGPIPE, SIG_IGN)
         var loops: [EventLoop] = []
-        for i in 0..<threads { loops.append(try EventLoop(index: i)) }
+        do throws(IOError) {
+            for i in 0..<threads { loops.append(try EventLoop(index: i)) }
+        } catch {
+            for loop in loops { loop.closeWithoutRunning() }   // e.g. out of descriptors
+            throw error
+        }
         self.loops = loops
         var ids: [pthread_t] = []
         for loop in loops {

@@ -126,6 +126,30 @@ struct TCPServerTests {
         client.close()
     }
 
+    @Test func otherThreadsWriteThroughAConnectionReference() throws {
+        final class WorkerHandler: ConnectionHandler {
+            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+                let reference = connection.reference
+                let text = String(decoding: bytes, as: UTF8.self)
+                Thread {
+                    // Off the loop: the work, then back onto the loop for the write.
+                    let reply = Array(text.uppercased().utf8)
+                    reference.execute { connection in
+                        #expect(connection.eventLoop.inEventLoop)
+                        connection.write(reply)
+                    }
+                }.start()
+            }
+        }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in WorkerHandler() }
+        let client = try TestClient(try server.start())
+        client.send("quiet")
+        #expect(client.read(count: 5) == Array("QUIET".utf8))
+        client.close()
+    }
+
     @Test func echoOfSeveralMegabytesWhileClientSendsAndReads() throws {
         let group = try EventLoopGroup(threads: 2)
         defer { group.shutdownGracefully() }
