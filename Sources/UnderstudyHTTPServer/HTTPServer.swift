@@ -35,6 +35,7 @@ public final class HTTPServer: Sendable {
     /// configuration order (with real ports where 0 was asked).
     @discardableResult
     public func start() throws(IOError) -> [SocketAddress] {
+        precondition(state.withLock { $0.group == nil }, "HTTPServer.start() called twice")
         let group: EventLoopGroup
         if let externalGroup {
             group = externalGroup

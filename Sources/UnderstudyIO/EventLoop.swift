@@ -311,6 +311,8 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         timerTasks = [:]
         timerHeap = []
         closeDescriptors()
+        // The thread id may be reused by a later thread: it must not pass for this loop.
+        threadID.store(0, ordering: .relaxed)
     }
 
     private func drainWakeups() {
