@@ -4,24 +4,6 @@ import Glibc
 import CLinux
 import Synchronization
 
-/// Something registered with a loop's epoll: a listener or a connection. Confined to its loop.
-protocol Selectable: AnyObject {
-    /// epoll reported `events` (EPOLLIN, EPOLLOUT, EPOLLHUP, EPOLLERR...) for this registration.
-    func ready(_ events: UInt32)
-    /// The loop is shutting down gracefully: stop taking new work, finish what is in flight.
-    func quiesce()
-    /// The shutdown deadline passed: release everything now.
-    func forceClose()
-}
-
-enum EpollEvents {
-    static let input: UInt32 = 0x001
-    static let output: UInt32 = 0x004
-    static let error: UInt32 = 0x008
-    static let hangUp: UInt32 = 0x010
-    static let readHangUp: UInt32 = 0x2000
-}
-
 /// One thread running an epoll loop. Everything registered with it (listeners, connections, timers)
 /// is touched only on that thread; other threads hand it work with `execute`.
 ///
@@ -363,11 +345,4 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
 
     /// True once a graceful shutdown began: new connections should not be started.
     var isShuttingDown: Bool { state != .running }
-}
-
-/// A timer handle: `cancel()` from any thread. Cancelling a timer that already ran does nothing.
-public struct Scheduled: Sendable {
-    let loop: EventLoop
-    let id: UInt64
-    public func cancel() { loop.cancelTimer(id: id) }
 }
