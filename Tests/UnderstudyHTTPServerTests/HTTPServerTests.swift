@@ -20,6 +20,7 @@ struct TestResponder: HTTPResponder {
         case "/later":
             let delay = UInt32(request.queryValue("ms").flatMap { Int($0) } ?? 20)
             let tag = request.queryValue("tag") ?? ""
+            events.update { $0.append("started \(tag)") }
             return .deferred { promise in
                 onOtherThread {
                     usleep(delay * 1000)
@@ -297,6 +298,19 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func requestSentOneByteAtATime() throws {
+        try withServer { address, _ in
+            let client = try HTTPTestClient(address)
+            defer { client.close() }
+            var one: Int32 = 1
+            setsockopt(client.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            for byte in Array("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nbytes".utf8) {
+                client.send([byte])
+            }
+            #expect(client.readResponse()?.text == "bytes")
+        }
+    }
+
     @Test func unknownPathIsAJSONProblem() throws {
         try withServer { address, _ in
             let client = try HTTPTestClient(address)
@@ -334,7 +348,7 @@ struct HTTPServerTests {
         idle.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(idle.readResponse()?.status == 200)
         busy.send("GET /later?ms=200&tag=done HTTP/1.1\r\nHost: t\r\n\r\n")
-        usleep(50_000)   // let the request reach the server (not asserted)
+        #expect(waitUntil { events.value.contains("started done") })
         server.shutdown()
         #expect(busy.readResponse()?.text == "later done")
         #expect(busy.readsEOF())
