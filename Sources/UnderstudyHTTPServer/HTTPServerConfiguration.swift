@@ -20,7 +20,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var headerReadTimeout: Duration
     /// A kept-alive connection with no request in progress is closed after this time.
     public var idleTimeout: Duration
-    /// Open connections across all loops; beyond it the server answers 503 and closes.
+    /// Open connections per listening address, across all loops; beyond it the server answers a
+    /// 503 JSON problem and closes.
     public var maxConnections: Int
     /// Event loop threads when the server creates its own group.
     public var threads: Int

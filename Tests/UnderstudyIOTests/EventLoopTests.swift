@@ -83,3 +83,20 @@ final class Thread: @unchecked Sendable {
         pthread_detach(id)
     }
 }
+
+@Suite(.serialized)
+struct TerminationSignalTests {
+    /// The signal is sent to this thread only (pthread_kill), so no other test thread can take it.
+    @Test(arguments: [(SIGINT, TerminationSignal.interrupt), (SIGTERM, TerminationSignal.terminate)])
+    func waitReturnsTheSignalThatArrived(signal: Int32, expected: TerminationSignal) {
+        TerminationSignal.blockInCurrentThread()
+        defer {
+            var set = sigset_t()
+            sigemptyset(&set); sigaddset(&set, SIGINT); sigaddset(&set, SIGTERM)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        }
+        let target = UInt(pthread_self())
+        Thread { pthread_kill(pthread_t(target), signal) }.start()
+        #expect(TerminationSignal.wait() == expected)
+    }
+}
