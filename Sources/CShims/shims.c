@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CShims.h"
 #include <errno.h>
 #include <sqlite3.h>
@@ -5,3 +6,12 @@
 int CShims_errno(void) { return errno; }
 
 void *CShims_sqlite_transient(void) { return (void *)SQLITE_TRANSIENT; }
+
+#include <pthread.h>
+#include <sys/socket.h>
+
+int CShims_accept4(int fd, void *address, unsigned int *length, int flags) {
+    return accept4(fd, (struct sockaddr *)address, (socklen_t *)length, flags);
+}
+
+int CShims_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }

@@ -10,4 +10,9 @@ int CShims_errno(void);
 /// SQLITE_TRANSIENT as a destructor value usable from Swift.
 void *CShims_sqlite_transient(void);
 
+/// accept4(2) (a GNU extension Glibc's Swift module does not export). `address` is a sockaddr.
+int CShims_accept4(int fd, void *address, unsigned int *length, int flags);
+/// pthread_setname_np for the calling thread (GNU extension); names are at most 15 bytes.
+int CShims_set_thread_name(const char *name);
+
 #endif

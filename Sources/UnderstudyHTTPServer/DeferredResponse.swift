@@ -1,0 +1,67 @@
+import Synchronization
+import UnderstudyHTTP
+import UnderstudyIO
+
+/// The promise behind `HTTPReply.deferred`: completed from any thread, written on the loop.
+///
+/// `@unchecked Sendable`: `state` is a Mutex; `handler` and `bytes` are touched only on `loop`.
+final class DeferredResponse: HTTPResponsePromise, @unchecked Sendable {
+    private struct State {
+        var completed = false
+        var cancelled = false
+        var cancelCallbacks: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
+    private let handler: HTTPConnectionHandler
+    private let loop: EventLoop
+    private let method: HTTPMethod
+    private let version: HTTPVersion
+    let keepAlive: Bool
+    /// The serialized reply once it reached the loop (loop-confined).
+    var bytes: [UInt8]?
+
+    init(handler: HTTPConnectionHandler, loop: EventLoop, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool) {
+        self.handler = handler
+        self.loop = loop
+        self.method = method
+        self.version = version
+        self.keepAlive = keepAlive
+    }
+
+    func succeed(_ response: HTTPResponse) {
+        let first = state.withLock { state -> Bool in
+            if state.completed || state.cancelled { return false }
+            state.completed = true
+            state.cancelCallbacks = []
+            return true
+        }
+        guard first else { return }
+        // Serialized on the caller's thread; only the write happens on the loop.
+        let bytes = HTTPSerializer.serialize(response, requestMethod: method, requestVersion: version, keepAlive: keepAlive)
+        loop.execute {
+            self.bytes = bytes
+            self.handler.deferredCompleted()
+        }
+    }
+
+    func onCancel(_ callback: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.cancelled { return true }
+            if !state.completed { state.cancelCallbacks.append(callback) }
+            return false
+        }
+        if runNow { callback() }
+    }
+
+    /// The connection closed before the reply was written (on the loop).
+    func clientWentAway() {
+        let callbacks = state.withLock { state -> [@Sendable () -> Void] in
+            if state.completed || state.cancelled { return [] }
+            state.cancelled = true
+            defer { state.cancelCallbacks = [] }
+            return state.cancelCallbacks
+        }
+        for callback in callbacks { callback() }
+    }
+}

@@ -1,0 +1,275 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import UnderstudyHTTP
+import UnderstudyIO
+
+/// One HTTP/1.1 connection: feeds the parser, asks the responder, writes replies in request order.
+/// Confined to the connection's event loop (not Sendable); deferred replies and streams hop back
+/// onto the loop with `execute`.
+final class HTTPConnectionHandler: ConnectionHandler {
+    /// A reply in the order of its request. Only the first slot may write.
+    private enum Slot {
+        case ready([UInt8], closeAfter: Bool)
+        case deferred(DeferredResponse)
+        case stream(StreamedBody)
+    }
+
+    private enum Timeout { case none, request, idle }
+
+    private let configuration: HTTPServerConfiguration
+    private let responder: any HTTPResponder
+    private var parser: HTTPRequestParser
+    private var connection: Connection?
+    private var slots: [Slot] = []
+    /// The last reply is queued (Connection: close, or a parse error): read no more requests.
+    private var closing = false
+    private var quiescing = false
+    private var inputClosed = false
+    private var pausedForBackpressure = false
+
+    private var timeout = Timeout.none
+    private var deadline: UInt64 = 0
+    private var timerFireAt: UInt64 = .max
+
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+        self.configuration = configuration
+        self.responder = responder
+        self.parser = HTTPRequestParser(limits: configuration.limits)
+    }
+
+    // MARK: ConnectionHandler
+
+    func connectionActive(_ connection: Connection) {
+        self.connection = connection
+        setTimeout(.request)   // the first request must arrive within the header-read timeout
+    }
+
+    func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+        parser.feed(bytes)
+        processRequests()
+    }
+
+    func connectionDidDrainWrites(_ connection: Connection) {
+        resumeIfPossible()
+    }
+
+    /// EOF from the client. A half-close cannot be told from a client that went away, so like nginx
+    /// the server treats it as the client leaving: what is written goes out, deferred replies are
+    /// cancelled and streams closed.
+    func connectionInputClosed(_ connection: Connection) {
+        inputClosed = true
+        connection.close()
+    }
+
+    func connectionShouldQuiesce(_ connection: Connection) {
+        quiescing = true
+        if slots.isEmpty && !parser.hasPartialRequest { connection.close() }
+        // else: the request in progress is answered with `Connection: close`.
+    }
+
+    func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {
+        self.connection = nil
+        let abandoned = slots
+        slots = []
+        timeout = .none
+        for slot in abandoned {
+            switch slot {
+            case .ready: break
+            case .deferred(let promise): promise.clientWentAway()
+            case .stream(let body): body.clientWentAway()
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    private func processRequests() {
+        guard let connection else { return }
+        while !closing {
+            if slots.count >= configuration.maxPipelinedRequests
+                || connection.pendingWriteBytes >= configuration.maxPendingWriteBytes {
+                // Stop reading until the client has taken some of the replies.
+                pausedForBackpressure = true
+                connection.pauseReading()
+                break
+            }
+            guard let event = parser.next() else { break }
+            switch event {
+            case .expectContinue:
+                enqueue(HTTPSerializer.continueResponse, closeAfter: false)
+            case .request(let request):
+                handle(request)
+            case .error(let error):
+                closing = true
+                enqueue(HTTPSerializer.serialize(error.response, requestMethod: .get, keepAlive: false), closeAfter: true)
+            }
+            if self.connection == nil { return }
+        }
+        updateTimeout()
+    }
+
+    private func handle(_ request: HTTPRequest) {
+        guard let connection else { return }
+        let keepAlive = request.keepAlive && !quiescing && !inputClosed
+        if !keepAlive { closing = true }
+        switch responder.respond(to: request) {
+        case .response(let response):
+            enqueue(HTTPSerializer.serialize(response, requestMethod: request.method,
+                                             requestVersion: request.version, keepAlive: keepAlive),
+                    closeAfter: !keepAlive)
+        case .deferred(let start):
+            let promise = DeferredResponse(handler: self, loop: connection.eventLoop, method: request.method,
+                                           version: request.version, keepAlive: keepAlive)
+            slots.append(.deferred(promise))
+            start(promise)
+        case .stream(let head, let start):
+            // Chunked framing needs HTTP/1.1; a 1.0 client gets the same and the connection closes after.
+            let streamKeepAlive = keepAlive && request.version == .http1_1
+            if !streamKeepAlive { closing = true }
+            let body = StreamedBody(handler: self, loop: connection.eventLoop,
+                                    head: HTTPSerializer.serializeStreamHead(head, keepAlive: streamKeepAlive),
+                                    headOnly: request.method == .head || !head.status.allowsBody,
+                                    closeAfter: !streamKeepAlive)
+            slots.append(.stream(body))
+            writeReadySlots()
+            start(body)
+        }
+    }
+
+    /// Writes `bytes` now if nothing is queued ahead of it, else queues it in order.
+    private func enqueue(_ bytes: [UInt8], closeAfter: Bool) {
+        guard let connection else { return }
+        if slots.isEmpty {
+            connection.write(bytes)
+            if closeAfter { connection.close() }
+        } else {
+            slots.append(.ready(bytes, closeAfter: closeAfter))
+        }
+    }
+
+    /// Writes every reply at the head of the queue that is complete.
+    private func writeReadySlots() {
+        guard let connection else { return }
+        while let first = slots.first {
+            switch first {
+            case .ready(let bytes, let closeAfter):
+                slots.removeFirst()
+                connection.write(bytes)
+                if closeAfter { connection.close(); return }
+            case .deferred(let promise):
+                guard let bytes = promise.bytes else { return }
+                slots.removeFirst()
+                connection.write(bytes)
+                if !promise.keepAlive { connection.close(); return }
+            case .stream(let body):
+                if !body.headWritten {
+                    body.headWritten = true
+                    connection.write(body.head)
+                }
+                if !body.pendingChunks.isEmpty {
+                    for chunk in body.pendingChunks where !body.headOnly { connection.write(chunk) }
+                    body.pendingChunks.removeAll()
+                    if connection.pendingWriteBytes > configuration.maxPendingWriteBytes {
+                        connection.closeNow()   // the client does not read: cut the stream off
+                        return
+                    }
+                }
+                guard body.finished else { return }
+                slots.removeFirst()
+                if !body.headOnly { connection.write(HTTPSerializer.lastChunk) }
+                if body.closeAfter { connection.close(); return }
+            }
+        }
+        // Nothing left to write.
+        if (quiescing || inputClosed) && !parser.hasPartialRequest {
+            connection.close()
+        }
+    }
+
+    // MARK: Called back on the loop by deferred replies and streams
+
+    func deferredCompleted() {
+        writeReadySlots()
+        resumeIfPossible()
+        updateTimeout()
+    }
+
+    func streamChanged() {
+        writeReadySlots()
+        resumeIfPossible()
+        updateTimeout()
+    }
+
+    private func resumeIfPossible() {
+        guard let connection, connection.isOpen, pausedForBackpressure,
+              slots.count < configuration.maxPipelinedRequests,
+              connection.pendingWriteBytes < configuration.maxPendingWriteBytes else { return }
+        pausedForBackpressure = false
+        connection.resumeReading()
+        processRequests()   // requests already buffered in the parser
+    }
+
+    // MARK: Timeouts (one lazily re-armed timer per connection, no timer work per request)
+
+    private func updateTimeout() {
+        guard connection != nil else { return }
+        if !slots.isEmpty || closing {
+            timeout = .none          // waiting for replies: the responder decides how long
+        } else if parser.hasPartialRequest {
+            if timeout != .request { setTimeout(.request) }   // counted from the request's first bytes
+        } else {
+            setTimeout(.idle)
+        }
+    }
+
+    private func setTimeout(_ kind: Timeout) {
+        guard let connection else { return }
+        timeout = kind
+        let delay = kind == .idle ? configuration.idleTimeout : configuration.headerReadTimeout
+        deadline = Self.now() &+ Self.nanoseconds(delay)
+        if deadline < timerFireAt { armTimer(connection, at: deadline) }
+    }
+
+    private func armTimer(_ connection: Connection, at when: UInt64) {
+        timerFireAt = when
+        let now = Self.now()
+        let delay = when > now ? Duration.nanoseconds(Int64(clamping: when - now)) : .zero
+        connection.schedule(after: delay) { [weak self] in self?.timerFired() }
+    }
+
+    private func timerFired() {
+        timerFireAt = .max
+        guard let connection, timeout != .none else { return }
+        if Self.now() < deadline {
+            armTimer(connection, at: deadline)
+            return
+        }
+        switch timeout {
+        case .none:
+            break
+        case .idle:
+            connection.close()
+        case .request:
+            closing = true
+            timeout = .none
+            let seconds = Double(Self.nanoseconds(configuration.headerReadTimeout)) / 1e9
+            let response = HTTPResponse.problem(
+                .requestTimeout, error: "request_timeout",
+                message: "the request was not received completely within \(seconds) s; send the whole request promptly")
+            enqueue(HTTPSerializer.serialize(response, requestMethod: .get, keepAlive: false), closeAfter: true)
+        }
+    }
+
+    private static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+    }
+}

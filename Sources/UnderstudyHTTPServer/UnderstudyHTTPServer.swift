@@ -1,2 +1,0 @@
-// UnderstudyHTTPServer: placeholder until the module lands.
-enum UnderstudyHTTPServerModule {}

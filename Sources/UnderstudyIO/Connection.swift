@@ -1,0 +1,259 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP connection, confined to its event loop: every method must be called on `eventLoop`'s thread
+/// (from a `ConnectionHandler` callback, a connection timer, or `eventLoop.execute`).
+public final class Connection {
+    public let eventLoop: EventLoop
+    public let remoteAddress: SocketAddress
+    public let localAddress: SocketAddress
+
+    private let fd: Int32
+    private var handler: (any ConnectionHandler)?
+    private let onClose: (() -> Void)?
+
+    /// Bytes waiting to be sent: one reused buffer, `outboundOffset` bytes already sent.
+    private var outbound: [UInt8] = []
+    private var outboundOffset = 0
+    private var interest: UInt32 = 0
+    private var readingPaused = false
+    private var inputClosed = false
+    private var closeWhenFlushed = false
+    private var inReadCallback = false
+    /// A send did not complete at once since the queue was last empty.
+    private var wasBlocked = false
+    public private(set) var isOpen = true
+
+    init(fd: Int32, loop: EventLoop, remote: SocketAddress, local: SocketAddress, onClose: (() -> Void)?) {
+        self.fd = fd
+        self.eventLoop = loop
+        self.remoteAddress = remote
+        self.localAddress = local
+        self.onClose = onClose
+    }
+
+    /// Registers with the loop and tells the handler. On failure the fd is closed.
+    func activate(handler: any ConnectionHandler) {
+        self.handler = handler
+        do throws(IOError) {
+            interest = wantedInterest
+            try eventLoop.register(fd: fd, events: interest, target: self)
+        } catch {
+            isOpen = false
+            closeDescriptor(fd)
+            onClose?()
+            self.handler = nil
+            handler.connectionClosed(self, reason: .failed(error))
+            return
+        }
+        handler.connectionActive(self)
+    }
+
+    // MARK: Writing
+
+    /// Bytes queued but not yet accepted by the kernel (for backpressure decisions).
+    public var pendingWriteBytes: Int { outbound.count - outboundOffset }
+
+    /// Queues `bytes` and sends as much as the socket takes now; the rest goes out when the socket
+    /// is writable again (EPOLLOUT). Ignored once the connection is closing or closed.
+    public func write(_ bytes: [UInt8]) {
+        assertOnLoop()
+        guard isOpen, !closeWhenFlushed, !bytes.isEmpty else { return }
+        if inReadCallback || pendingWriteBytes > 0 {
+            outbound.append(contentsOf: bytes)
+            return   // flushed after the read callback, or on EPOLLOUT
+        }
+        // Nothing queued: send straight from the caller's array, queue only the remainder.
+        let attempt = bytes.withUnsafeBytes { raw in
+            Result { () throws(IOError) in
+                try systemCall("send") { send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+        let sent: Int
+        switch attempt {
+        case .success(.done(let n)): sent = n
+        case .success(.wouldBlock): sent = 0
+        case .failure(let error): closeNow(reason: .failed(error)); return
+        }
+        if sent < bytes.count {
+            outbound.append(contentsOf: bytes[sent...])
+            wasBlocked = true
+            updateInterest()
+        }
+    }
+
+    /// Sends everything queued that the socket takes now.
+    private func flush() {
+        while pendingWriteBytes > 0 {
+            let offset = outboundOffset
+            let attempt = outbound.withUnsafeBytes { raw in
+                Result { () throws(IOError) in
+                    try systemCall("send") { send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL)) }
+                }
+            }
+            switch attempt {
+            case .success(.done(let n)): outboundOffset += n
+            case .success(.wouldBlock): wasBlocked = true; updateInterest(); return
+            case .failure(let error): closeNow(reason: .failed(error)); return
+            }
+        }
+        if pendingWriteBytes == 0 {
+            outboundOffset = 0
+            if outbound.capacity > 1 << 20 { outbound = [] } else { outbound.removeAll(keepingCapacity: true) }
+            if closeWhenFlushed { closeNow(reason: .closedLocally); return }
+            updateInterest()
+            if wasBlocked {
+                wasBlocked = false
+                handler?.connectionDidDrainWrites(self)
+            }
+            return
+        }
+        updateInterest()
+    }
+
+    // MARK: Reading
+
+    /// Stops reading (backpressure): the kernel buffers fill and TCP slows the peer down.
+    public func pauseReading() {
+        assertOnLoop()
+        readingPaused = true
+        updateInterest()
+    }
+
+    public func resumeReading() {
+        assertOnLoop()
+        readingPaused = false
+        updateInterest()
+    }
+
+    public var isReadingPaused: Bool { readingPaused }
+
+    private func readable() {
+        let buffer = eventLoop.readBuffer
+        // A few reads per wake-up at most, so one busy peer does not starve the others.
+        for _ in 0..<4 {
+            guard isOpen, !readingPaused, !inputClosed, !closeWhenFlushed else { return }
+            let count: Int
+            do throws(IOError) {
+                switch try systemCall("read", { Glibc.read(fd, buffer.baseAddress, buffer.count) }) {
+                case .done(let n): count = n
+                case .wouldBlock: return
+                }
+            } catch {
+                closeNow(reason: .failed(error)); return
+            }
+            if count == 0 {
+                inputClosed = true
+                updateInterest()
+                handler?.connectionInputClosed(self)
+                return
+            }
+            inReadCallback = true
+            handler?.connection(self, received: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            inReadCallback = false
+            if isOpen { flush() }
+            if count < buffer.count { return }
+        }
+    }
+
+    // MARK: Closing
+
+    /// Closes once everything queued has been sent. Reading stops now.
+    public func close() {
+        assertOnLoop()
+        guard isOpen else { return }
+        if pendingWriteBytes == 0 && !inReadCallback {
+            closeNow(reason: .closedLocally)
+        } else {
+            closeWhenFlushed = true   // flush() closes once the queue is empty
+            updateInterest()
+        }
+    }
+
+    /// Closes immediately, dropping anything not yet sent.
+    public func closeNow() {
+        assertOnLoop()
+        closeNow(reason: .closedLocally)
+    }
+
+    func closeNow(reason: ConnectionCloseReason) {
+        guard isOpen else { return }
+        // Closing after the peer's EOF: the peer ended the conversation.
+        let reason = reason == .closedLocally && inputClosed ? .closedByPeer : reason
+        isOpen = false
+        eventLoop.deregister(fd: fd)
+        closeDescriptor(fd)
+        outbound = []
+        onClose?()
+        let handler = self.handler
+        self.handler = nil   // break the connection <-> handler cycle
+        handler?.connectionClosed(self, reason: reason)
+    }
+
+    // MARK: Timers
+
+    /// Runs `task` on the loop after `delay`, unless the connection has closed by then.
+    @discardableResult
+    public func schedule(after delay: Duration, _ task: @escaping () -> Void) -> Scheduled {
+        assertOnLoop()
+        return eventLoop.scheduleConfined(after: delay) { [weak self] in
+            guard let self, self.isOpen else { return }
+            task()
+        }
+    }
+
+    // MARK: epoll
+
+    private var wantedInterest: UInt32 {
+        var events: UInt32 = 0
+        if !readingPaused && !inputClosed && !closeWhenFlushed { events |= EpollEvents.input | EpollEvents.readHangUp }
+        if pendingWriteBytes > 0 { events |= EpollEvents.output }
+        return events
+    }
+
+    private func updateInterest() {
+        guard isOpen else { return }
+        let wanted = wantedInterest
+        guard wanted != interest else { return }
+        do throws(IOError) {
+            try eventLoop.reregister(fd: fd, events: wanted)
+            interest = wanted
+        } catch {
+            closeNow(reason: .failed(error))
+        }
+    }
+
+    func ready(_ events: UInt32) {
+        if events & (EpollEvents.input | EpollEvents.readHangUp | EpollEvents.hangUp | EpollEvents.error) != 0 {
+            readable()
+        }
+        if isOpen, events & EpollEvents.output != 0 { flush() }
+        guard isOpen else { return }
+        if events & EpollEvents.error != 0 {
+            var code: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
+            closeNow(reason: code == 0 ? .closedByPeer : .failed(.systemCall("socket", errno: code)))
+        } else if events & EpollEvents.hangUp != 0 {
+            closeNow(reason: .closedByPeer)
+        }
+    }
+
+    func quiesce() {
+        guard isOpen else { return }
+        if let handler { handler.connectionShouldQuiesce(self) } else { close() }
+    }
+
+    func forceClose() { closeNow(reason: .shutdownDeadline) }
+
+    @inline(__always)
+    private func assertOnLoop() {
+        assert(eventLoop.inEventLoop, "Connection used off its event loop thread")
+    }
+}
+
+@available(*, unavailable, message: "A Connection is confined to its event loop: hop with eventLoop.execute")
+extension Connection: Sendable {}
+
+extension Connection: Selectable {}

@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CShims
+
+/// Carries a loop-confined listener through the server's Mutex; only touched via `loop.execute`.
+final class ListenerRef: @unchecked Sendable {
+    let listener: Listener
+    init(_ listener: Listener) { self.listener = listener }
+}
+
+/// A listening socket on one loop.
+final class Listener: Selectable {
+    let fd: Int32
+    let loop: EventLoop
+    let server: TCPServer   // strong: a pending accept may run after the last outside reference is gone
+    private var isOpen = false
+    private var closed = false
+    private var accepting = true
+
+    init(fd: Int32, loop: EventLoop, server: TCPServer) {
+        self.fd = fd; self.loop = loop; self.server = server
+    }
+
+    func activate() {
+        guard !closed else { return }
+        do {
+            try loop.register(fd: fd, events: EpollEvents.input, target: self)
+            isOpen = true
+        } catch {
+            closed = true
+            closeDescriptor(fd)
+        }
+    }
+
+    func closeListener() {
+        guard !closed else { return }
+        closed = true
+        if isOpen { loop.deregister(fd: fd) }
+        isOpen = false
+        closeDescriptor(fd)
+    }
+
+    func ready(_ events: UInt32) {
+        // Accept a batch, then let the other registrations run.
+        for _ in 0..<64 {
+            guard isOpen, accepting else { return }
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let result: SystemCallResult<Int32>
+            do throws(IOError) {
+                result = try systemCall("accept4") {
+                    CShims_accept4(fd, &storage, &length, 0o4000 | 0o2000000)   // NONBLOCK | CLOEXEC
+                }
+            } catch {
+                switch error.errnoCode {
+                case ECONNABORTED, EPROTO: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors: stop accepting for a moment instead of spinning.
+                    pauseAccepting(); return
+                default:
+                    pauseAccepting(); return
+                }
+            }
+            guard case .done(let client) = result else { return }
+            accepted(client, remote: SocketAddress(storage: storage))
+        }
+    }
+
+    private func pauseAccepting() {
+        accepting = false
+        try? loop.reregister(fd: fd, events: 0)
+        _ = loop.scheduleConfined(after: .milliseconds(100)) { [weak self] in
+            guard let self, self.isOpen else { return }
+            self.accepting = true
+            try? self.loop.reregister(fd: self.fd, events: EpollEvents.input)
+        }
+    }
+
+    private func accepted(_ fd: Int32, remote: SocketAddress?) {
+        if server.configuration.noDelay {
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let local = SocketAddress.local(of: fd) ?? SocketAddress(family: .ipv4, host: "0.0.0.0", port: 0)
+        let remote = remote ?? SocketAddress(family: .ipv4, host: "0.0.0.0", port: 0)
+        let server = self.server
+        let count = server.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
+        if count > server.configuration.maxConnections {
+            server.openConnections.wrappingSubtract(1, ordering: .relaxed)
+            let connection = Connection(fd: fd, loop: loop, remote: remote, local: local, onClose: nil)
+            connection.activate(handler: RejectedConnectionHandler())
+            if let hook = server.connectionLimitReached, connection.isOpen { hook(connection) }
+            connection.close()
+            return
+        }
+        let connection = Connection(fd: fd, loop: loop, remote: remote, local: local) {
+            server.openConnections.wrappingSubtract(1, ordering: .relaxed)
+        }
+        connection.activate(handler: server.makeHandler(connection))
+    }
+
+    func quiesce() { closeListener() }
+    func forceClose() { closeListener() }
+}
+
+/// Handler of a connection over the cap: ignores input until it is closed.
+private final class RejectedConnectionHandler: ConnectionHandler {
+    func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {}
+}

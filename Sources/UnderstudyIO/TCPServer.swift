@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// A TCP server: one listening socket per event loop (SO_REUSEPORT, so every core accepts), each
+/// accepted connection confined to the loop that accepted it.
+public final class TCPServer: Sendable {
+    public struct Configuration: Sendable {
+        /// IPv4/IPv6 literal, "localhost" (127.0.0.1) or a wildcard ("0.0.0.0", "::").
+        public var host: String
+        /// 0 picks a free port; `start()` reports it.
+        public var port: Int
+        /// Open connections across all loops; beyond it `connectionLimitReached` answers and the
+        /// connection is closed.
+        public var maxConnections: Int
+        public var backlog: Int
+        public var noDelay: Bool
+
+        public init(host: String = "127.0.0.1", port: Int = 0, maxConnections: Int = 10_000,
+                    backlog: Int = 1024, noDelay: Bool = true) {
+            self.host = host; self.port = port; self.maxConnections = maxConnections
+            self.backlog = backlog; self.noDelay = noDelay
+        }
+    }
+
+    public let configuration: Configuration
+    public let group: EventLoopGroup
+    let makeHandler: @Sendable (Connection) -> any ConnectionHandler
+    let connectionLimitReached: (@Sendable (Connection) -> Void)?
+    let openConnections = Atomic<Int>(0)
+    private let listeners = Mutex<[ListenerRef]>([])
+    private let boundAddress = Mutex<SocketAddress?>(nil)
+
+    /// - Parameters:
+    ///   - makeHandler: called on the accepting loop for every connection within the cap.
+    ///   - connectionLimitReached: called on the loop for a connection over the cap; it may write a
+    ///     last answer (SMTP "421"), after which the connection is closed once that is sent.
+    public init(configuration: Configuration, group: EventLoopGroup,
+                connectionLimitReached: (@Sendable (Connection) -> Void)? = nil,
+                makeHandler: @escaping @Sendable (Connection) -> any ConnectionHandler) {
+        self.configuration = configuration
+        self.group = group
+        self.makeHandler = makeHandler
+        self.connectionLimitReached = connectionLimitReached
+    }
+
+    /// Connections currently open (accepted within the cap and not yet closed).
+    public var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+
+    /// The bound address once started (with the real port when 0 was asked).
+    public var localAddress: SocketAddress? { boundAddress.withLock { $0 } }
+
+    /// Binds and listens on every loop, then starts accepting. Returns the bound address.
+    @discardableResult
+    public func start() throws(IOError) -> SocketAddress {
+        var address = try SocketAddress(host: configuration.host, port: configuration.port)
+        var fds: [Int32] = []
+        do throws(IOError) {
+            for _ in group.loops {
+                let fd = try TCPServer.listen(on: address, backlog: configuration.backlog)
+                fds.append(fd)
+                if address.port == 0, let actual = SocketAddress.local(of: fd) {
+                    address = address.withPort(actual.port)   // the other loops bind the same port
+                }
+            }
+        } catch {
+            for fd in fds { closeDescriptor(fd) }
+            throw error
+        }
+        boundAddress.withLock { $0 = address }
+        var refs: [ListenerRef] = []
+        for (loop, fd) in zip(group.loops, fds) {
+            let ref = ListenerRef(Listener(fd: fd, loop: loop, server: self))
+            refs.append(ref)
+            loop.execute { ref.listener.activate() }
+        }
+        listeners.withLock { $0 = refs }
+        return address
+    }
+
+    /// Stops accepting (open connections continue). Returns at once; the sockets close on their loops.
+    public func stop() {
+        let refs = listeners.withLock { refs in defer { refs = [] }; return refs }
+        for ref in refs { ref.listener.loop.execute { ref.listener.closeListener() } }
+    }
+
+    private static func listen(on address: SocketAddress, backlog: Int) throws(IOError) -> Int32 {
+        let domain = address.family == .ipv4 ? AF_INET : AF_INET6
+        let fd = try systemCallNonBlocking("socket") { socket(domain, 1 | 0o4000 | 0o2000000, 0) } // STREAM|NONBLOCK|CLOEXEC
+        do throws(IOError) {
+            var one: Int32 = 1
+            let size = socklen_t(MemoryLayout<Int32>.size)
+            try systemCallNonBlocking("setsockopt(SO_REUSEADDR)") { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, size) }
+            try systemCallNonBlocking("setsockopt(SO_REUSEPORT)") { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, size) }
+            if address.family == .ipv6 {
+                // "::" then means IPv6 only, so "0.0.0.0" can be bound alongside it.
+                try systemCallNonBlocking("setsockopt(IPV6_V6ONLY)") { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, size) }
+            }
+            let bound = address.withSockAddr { (sa, len) in bind(fd, sa, len) }
+            if bound != 0 { throw IOError.systemCall("bind", errno: errno) }
+            try systemCallNonBlocking("listen") { Glibc.listen(fd, Int32(clamping: backlog)) }
+        } catch {
+            closeDescriptor(fd)
+            throw error
+        }
+        return fd
+    }
+}

@@ -1,2 +1,0 @@
-// UnderstudyIO: placeholder until the module lands.
-enum UnderstudyIOModule {}

@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyHTTPServer
-
-@Test func UnderstudyHTTPServerBuilds() {}

@@ -1,0 +1,246 @@
+import Testing
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import UnderstudyIO
+
+/// Echoes every byte; records how the connection ended.
+final class EchoHandler: ConnectionHandler {
+    let closes: Box<[String]>
+    init(closes: Box<[String]>) { self.closes = closes }
+    func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+        connection.write(Array(bytes))
+    }
+    func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {
+        closes.update { $0.append(reason.description) }
+    }
+}
+
+/// Sends `size` patterned bytes as soon as the connection is active, then closes after the flush.
+final class BlastHandler: ConnectionHandler {
+    let size: Int
+    init(size: Int) { self.size = size }
+    func connectionActive(_ connection: Connection) {
+        var bytes = [UInt8](repeating: 0, count: size)
+        for i in 0..<size { bytes[i] = UInt8(truncatingIfNeeded: i &* 31 &+ i >> 11) }
+        connection.write(bytes)
+        connection.close()
+    }
+    func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {}
+}
+
+@Suite(.serialized)
+struct TCPServerTests {
+    @Test func echoRoundTripOnPortZero() throws {
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdownGracefully() }
+        let closes = Box<[String]>([])
+        let server = TCPServer(configuration: .init(host: "127.0.0.1", port: 0), group: group) { _ in EchoHandler(closes: closes) }
+        let address = try server.start()
+        #expect(address.port != 0)
+        #expect(server.localAddress == address)
+        let client = try TestClient(address)
+        client.send("hello, loop")
+        #expect(client.read(count: 11) == Array("hello, loop".utf8))
+        client.close()
+        #expect(waitUntil { closes.value == ["closed by peer"] })
+        #expect(waitUntil { server.connectionCount == 0 })
+    }
+
+    @Test(arguments: ["::1", "localhost"])
+    func listensOnIPv6AndLocalhost(host: String) throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let server = TCPServer(configuration: .init(host: host, port: 0), group: group) { _ in EchoHandler(closes: Box([])) }
+        let address: SocketAddress
+        do { address = try server.start() } catch {
+            // No IPv6 on this machine: nothing to test.
+            if host == "::1", error.errnoCode == EADDRNOTAVAIL { return }
+            throw error
+        }
+        #expect(address.host == (host == "::1" ? "::1" : "127.0.0.1"))
+        let client = try TestClient(address)
+        client.send("x")
+        #expect(client.read(count: 1) == [UInt8(ascii: "x")])
+        client.close()
+    }
+
+    @Test func rejectsHostNames() {
+        #expect(throws: IOError.self) { try SocketAddress(host: "example.com", port: 80) }
+        #expect(throws: IOError.self) { try SocketAddress(host: "127.0.0.1", port: 70000) }
+    }
+
+    @Test func manyConnectionsAtOnce() throws {
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdownGracefully() }
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in EchoHandler(closes: Box([])) }
+        let address = try server.start()
+        let clients = try (0..<200).map { _ in try TestClient(address) }
+        for (i, client) in clients.enumerated() { client.send("client \(i);") }
+        for (i, client) in clients.enumerated() {
+            let expected = Array("client \(i);".utf8)
+            #expect(client.read(count: expected.count) == expected)
+        }
+        #expect(server.connectionCount == 200)
+        for client in clients { client.close() }
+        #expect(waitUntil { server.connectionCount == 0 })
+    }
+
+    @Test func largeWriteArrivesWholeThroughPartialWrites() throws {
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdownGracefully() }
+        let size = 8 * 1024 * 1024
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in BlastHandler(size: size) }
+        let address = try server.start()
+        let client = try TestClient(address)
+        let received = try #require(client.readToEnd())
+        #expect(received.count == size)
+        var mismatch = false
+        for i in 0..<received.count where received[i] != UInt8(truncatingIfNeeded: i &* 31 &+ i >> 11) { mismatch = true; break }
+        #expect(!mismatch)
+        client.close()
+    }
+
+    @Test func drainCallbackAfterThePeerCatchesUp() throws {
+        final class DrainHandler: ConnectionHandler {
+            let drained: Box<Int>
+            init(drained: Box<Int>) { self.drained = drained }
+            func connectionActive(_ connection: Connection) {
+                connection.write([UInt8](repeating: 7, count: 16 * 1024 * 1024))
+                #expect(connection.pendingWriteBytes > 0)   // more than any socket buffer
+            }
+            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {}
+            func connectionDidDrainWrites(_ connection: Connection) {
+                drained.update { $0 += 1 }
+                connection.close()
+            }
+        }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let drained = Box(0)
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in DrainHandler(drained: drained) }
+        let client = try TestClient(try server.start())
+        #expect(client.readToEnd()?.count == 16 * 1024 * 1024)
+        #expect(drained.value == 1)
+        client.close()
+    }
+
+    @Test func otherThreadsWriteThroughAConnectionReference() throws {
+        final class WorkerHandler: ConnectionHandler {
+            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+                let reference = connection.reference
+                let text = String(decoding: bytes, as: UTF8.self)
+                Thread {
+                    // Off the loop: the work, then back onto the loop for the write.
+                    let reply = Array(text.uppercased().utf8)
+                    reference.execute { connection in
+                        #expect(connection.eventLoop.inEventLoop)
+                        connection.write(reply)
+                    }
+                }.start()
+            }
+        }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in WorkerHandler() }
+        let client = try TestClient(try server.start())
+        client.send("quiet")
+        #expect(client.read(count: 5) == Array("QUIET".utf8))
+        client.close()
+    }
+
+    @Test func echoOfSeveralMegabytesWhileClientSendsAndReads() throws {
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdownGracefully() }
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in EchoHandler(closes: Box([])) }
+        let address = try server.start()
+        let client = try TestClient(address)
+        let size = 4 * 1024 * 1024
+        let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        let sender = Thread { client.send(payload) }
+        sender.start()
+        let echoed = client.read(count: size)
+        #expect(echoed == payload)
+        client.close()
+    }
+
+    @Test func connectionsOverTheCapGetAnAnswerThenClose() throws {
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdownGracefully() }
+        let server = TCPServer(configuration: .init(port: 0, maxConnections: 2), group: group,
+                               connectionLimitReached: { $0.write(Array("421 too many connections\r\n".utf8)) },
+                               makeHandler: { _ in EchoHandler(closes: Box([])) })
+        let address = try server.start()
+        let first = try TestClient(address), second = try TestClient(address)
+        first.send("1"); second.send("2")
+        #expect(first.read(count: 1) == Array("1".utf8))
+        #expect(second.read(count: 1) == Array("2".utf8))
+        let third = try TestClient(address)
+        #expect(third.readToEnd() == Array("421 too many connections\r\n".utf8))
+        third.close()
+        // Once one closes, a new connection is served again.
+        first.close()
+        #expect(waitUntil { server.connectionCount == 1 })
+        let fourth = try TestClient(address)
+        fourth.send("4")
+        #expect(fourth.read(count: 1) == Array("4".utf8))
+        second.close(); fourth.close()
+    }
+
+    @Test func peerHalfCloseClosesAfterPendingWrites() throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let closes = Box<[String]>([])
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in EchoHandler(closes: closes) }
+        let address = try server.start()
+        let client = try TestClient(address)
+        client.send("bye")
+        client.shutdownWrite()
+        #expect(client.readToEnd() == Array("bye".utf8))
+        #expect(waitUntil { closes.value.count == 1 })
+        client.close()
+    }
+
+    @Test func connectionTimersAndBackpressure() throws {
+        final class PausingHandler: ConnectionHandler {
+            let events: Box<[String]>
+            init(events: Box<[String]>) { self.events = events }
+            func connectionActive(_ connection: Connection) {
+                connection.pauseReading()
+                connection.schedule(after: .milliseconds(30)) { [events] in
+                    events.update { $0.append("resumed") }
+                    connection.resumeReading()
+                }
+            }
+            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+                events.update { $0.append("read \(bytes.count)") }
+                connection.write(Array(bytes))
+            }
+        }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let events = Box<[String]>([])
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in PausingHandler(events: events) }
+        let client = try TestClient(try server.start())
+        client.send("abc")
+        #expect(client.read(count: 3) == Array("abc".utf8))
+        #expect(events.value.first == "resumed")
+        client.close()
+    }
+
+    @Test func gracefulShutdownStopsAcceptingAndClosesConnections() throws {
+        let group = try EventLoopGroup(threads: 2)
+        let closes = Box<[String]>([])
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in EchoHandler(closes: closes) }
+        let address = try server.start()
+        let client = try TestClient(address)
+        client.send("x")
+        #expect(client.read(count: 1) == [UInt8(ascii: "x")])
+        group.shutdownGracefully(timeout: .seconds(2))
+        #expect(closes.value == ["closed locally"])
+        #expect(client.readToEnd() == [])
+        client.close()
+        #expect(throws: IOError.self) { _ = try TestClient(address) }
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyIO
-
-@Test func UnderstudyIOBuilds() {}
