@@ -10,4 +10,9 @@ int CShims_errno(void);
 /// SQLITE_TRANSIENT as a destructor value usable from Swift.
 void *CShims_sqlite_transient(void);
 
+/// OpenSSL's EVP_PKEY_PUBLIC_KEY selection for EVP_PKEY_fromdata (a composite macro).
+int CShims_EVP_PKEY_PUBLIC_KEY(void);
+/// OpenSSL's EVP_PKEY_KEYPAIR selection for EVP_PKEY_fromdata (a composite macro).
+int CShims_EVP_PKEY_KEYPAIR(void);
+
 #endif

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Runs the `openssl` command-line tool, as an independent check of what this module writes.
+enum OpenSSLCommand {
+    static var path: String? {
+        ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The tool's stdout, or nil if it exits non-zero.
+    static func run(_ arguments: [String], input: String) -> String? {
+        guard let path else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try? stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
+
+extension PEMTests {
+    static func pkcs1(fromPKCS8 pem: String) -> String? {
+        OpenSSLCommand.run(["rsa", "-traditional"], input: pem)
+    }
+}
