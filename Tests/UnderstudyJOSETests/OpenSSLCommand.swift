@@ -27,6 +27,26 @@ enum OpenSSLCommand {
     }
 }
 
+extension OpenSSLCommand {
+    /// Whether `openssl dgst -sha256 -verify` accepts `signature` (as OpenSSL encodes it) over
+    /// `message` with `publicKeyPEM`, using files in a fresh temporary directory.
+    static func verify(publicKeyPEM: String, message: [UInt8], signature: [UInt8], extraArguments: [String] = []) throws -> Bool? {
+        guard path != nil else { return nil }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("understudy-jose-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("key.pem")
+        let signatureFile = directory.appendingPathComponent("sig.bin")
+        let messageFile = directory.appendingPathComponent("message.bin")
+        try Data(publicKeyPEM.utf8).write(to: keyFile)
+        try Data(signature).write(to: signatureFile)
+        try Data(message).write(to: messageFile)
+        let output = run(["dgst", "-sha256", "-verify", keyFile.path, "-signature", signatureFile.path] + extraArguments + [messageFile.path],
+                         input: "")
+        return output?.contains("Verified OK") == true
+    }
+}
+
 extension PEMTests {
     static func pkcs1(fromPKCS8 pem: String) -> String? {
         OpenSSLCommand.run(["rsa", "-traditional"], input: pem)
