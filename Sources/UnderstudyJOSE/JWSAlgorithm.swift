@@ -8,3 +8,17 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable {
     case hs256 = "HS256"
     case none
 }
+
+extension JWSAlgorithm {
+    /// The OpenID Connect at_hash / c_hash of `value` for an ID token signed with this algorithm
+    /// (OIDC Core 3.1.3.6, 3.3.2.11): base64url of the left half of the hash the algorithm uses.
+    /// nil for EdDSA, whose hash OIDC does not define, and for none.
+    public func oidcHalfHash(of value: String) -> String? {
+        switch self {
+        case .rs256, .es256, .ps256, .hs256:
+            return Base64URL.encode(SHA256.hash(value.utf8).prefix(16))
+        case .edDSA, .none:
+            return nil
+        }
+    }
+}

@@ -32,3 +32,14 @@ import Testing
         #expect(SecureRandom.bytes(0).isEmpty)
     }
 }
+
+@Suite struct OIDCHashTests {
+    @Test func oidcCoreAppendixExamples() throws {
+        let vector = try Vectors.object("oidc-core-A.3-A.4-hashes")
+        let alg = try #require(JWSAlgorithm(rawValue: vector.string("alg")))
+        #expect(alg.oidcHalfHash(of: vector.string("access_token")) == vector.string("at_hash"))
+        #expect(alg.oidcHalfHash(of: vector.string("code")) == vector.string("c_hash"))
+        #expect(JWSAlgorithm.es256.oidcHalfHash(of: vector.string("code")) == vector.string("c_hash"))
+        #expect(JWSAlgorithm.none.oidcHalfHash(of: "x") == nil)
+    }
+}
