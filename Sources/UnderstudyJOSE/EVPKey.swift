@@ -76,14 +76,6 @@ final class EVPKey: @unchecked Sendable {
         return Array(out.prefix(length))
     }
 
-    func rawPrivateKey() -> [UInt8]? {
-        var length = 0
-        guard EVP_PKEY_get_raw_private_key(pointer, nil, &length) == 1 else { return nil }
-        var out = [UInt8](repeating: 0, count: length)
-        guard EVP_PKEY_get_raw_private_key(pointer, &out, &length) == 1 else { return nil }
-        return Array(out.prefix(length))
-    }
-
     /// PKCS#8 "PRIVATE KEY" PEM.
     func privateKeyPEM() -> String? {
         OpenSSL.withWritableBIO { bio in

@@ -52,19 +52,9 @@ enum OpenSSL {
 
     static func clearErrors() { ERR_clear_error() }
 
+    /// Runs `body` on a read-only memory BIO over `text` (at most `maximumPEMLength` bytes).
     static func withReadableBIO<R>(_ text: String, _ body: (OpaquePointer) -> R?) -> R? {
-        var bytes = Array(text.utf8)
-        guard !bytes.isEmpty, bytes.count <= maximumPEMLength else { return nil }
-        return bytes.withUnsafeMutableBytes { raw -> R? in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-            defer { BIO_free(bio) }
-            let result = body(bio)
-            if result == nil { clearErrors() }
-            return result
-        }
-    }
-
-    static func withReadableBIO<R>(bytes: [UInt8], _ body: (OpaquePointer) -> R?) -> R? {
+        let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= maximumPEMLength else { return nil }
         return bytes.withUnsafeBytes { raw -> R? in
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }

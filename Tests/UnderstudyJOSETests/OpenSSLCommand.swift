@@ -47,6 +47,21 @@ extension OpenSSLCommand {
     }
 }
 
+extension OpenSSLCommand {
+    /// Writes `files` into a fresh temporary directory and runs the tool with arguments built
+    /// from that directory; nil when the tool is missing or exits non-zero.
+    static func run(files: [String: String], arguments: (String) -> [String]) throws -> String? {
+        guard path != nil else { return nil }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("understudy-jose-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (name, contents) in files {
+            try Data(contents.utf8).write(to: directory.appendingPathComponent(name))
+        }
+        return run(arguments(directory.path), input: "")
+    }
+}
+
 extension PEMTests {
     static func pkcs1(fromPKCS8 pem: String) -> String? {
         OpenSSLCommand.run(["rsa", "-traditional"], input: pem)

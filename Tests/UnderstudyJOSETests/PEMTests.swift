@@ -82,3 +82,14 @@ import Testing
         #expect(throws: JOSEError.self) { try JWS.RS256.PrivateKey(bits: 2049) }
     }
 }
+
+extension PEMTests {
+    @Test func encryptedKeysAreAnErrorNotAPrompt() throws {
+        guard let encrypted = OpenSSLCommand.run(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-passout", "pass:secret"],
+                                                 input: TestKeys.ec.pemRepresentation) else { return }
+        #expect(encrypted.hasPrefix("-----BEGIN ENCRYPTED PRIVATE KEY-----"))
+        let error = #expect(throws: JOSEError.self) { try JWS.ES256.PrivateKey(pemRepresentation: encrypted) }
+        #expect(error?.kind == .invalidPEM)
+        #expect(error?.description.contains("unencrypted") == true)
+    }
+}

@@ -70,3 +70,67 @@ import Testing
         #expect(throws: JOSEError.self) { try X509Certificate(derRepresentation: [0x30, 0x03, 0x02, 0x01, 0x01]) }
     }
 }
+
+@Suite struct CertificateAuthorityTests {
+    static let notBefore: Int64 = 1_764_633_600  // 2025-12-02T00:00:00Z
+    static let notAfter: Int64 = notBefore + 365 * 86_400
+
+    static func issue(dnsNames: [String], ipAddresses: [String] = []) throws -> (ca: X509Certificate, leaf: X509Certificate) {
+        let ca = try X509Certificate.certificateAuthority(key: TestKeys.rsa, commonName: "Understudy Local CA", serialNumber: 1,
+                                                          notBefore: notBefore, notAfter: notAfter)
+        let leaf = try X509Certificate.serverCertificate(publicKey: TestKeys.otherRSA.publicKey, dnsNames: dnsNames,
+                                                         ipAddresses: ipAddresses, issuer: ca, issuerKey: TestKeys.rsa,
+                                                         serialNumber: 2, notBefore: notBefore, notAfter: notBefore + 90 * 86_400)
+        return (ca, leaf)
+    }
+
+    @Test func serverCertificateChainsToTheCA() throws {
+        let (ca, leaf) = try Self.issue(dnsNames: ["appleid.apple.com", "accounts.google.com", "*.googleapis.com"],
+                                        ipAddresses: ["127.0.0.1", "::1"])
+        #expect(leaf.isSigned(by: TestKeys.rsa.publicKey))
+        #expect(!leaf.isSigned(by: TestKeys.otherRSA.publicKey))
+        #expect(try leaf.publicKey.hasSameKey(as: TestKeys.otherRSA.publicKey))
+        #expect(ca.isSigned(by: TestKeys.rsa.publicKey))
+
+        let at = String(Self.notBefore + 86_400)
+        let files = ["ca.pem": ca.pemRepresentation, "leaf.pem": leaf.pemRepresentation]
+        for host in ["appleid.apple.com", "accounts.google.com", "oauth2.googleapis.com"] {
+            let output = try OpenSSLCommand.run(files: files) { dir in
+                ["verify", "-CAfile", dir + "/ca.pem", "-purpose", "sslserver", "-verify_hostname", host, "-attime", at, dir + "/leaf.pem"]
+            }
+            guard OpenSSLCommand.path != nil else { return }
+            #expect(output?.contains("OK") == true, "openssl verify should accept \(host)")
+        }
+        // A name not in the certificate, a time after expiry, and no CA: all refused by the tool.
+        let wrongHost = try OpenSSLCommand.run(files: files) { dir in
+            ["verify", "-CAfile", dir + "/ca.pem", "-verify_hostname", "example.com", "-attime", at, dir + "/leaf.pem"]
+        }
+        #expect(wrongHost == nil)
+        let expired = try OpenSSLCommand.run(files: files) { dir in
+            ["verify", "-CAfile", dir + "/ca.pem", "-attime", String(Self.notBefore + 100 * 86_400), dir + "/leaf.pem"]
+        }
+        #expect(expired == nil)
+        let text = try #require(OpenSSLCommand.run(["x509", "-noout", "-text"], input: leaf.pemRepresentation))
+        #expect(text.contains("DNS:appleid.apple.com, DNS:accounts.google.com, DNS:*.googleapis.com, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1"))
+        #expect(text.contains("Issuer: CN = Understudy Local CA"))
+        #expect(text.contains("TLS Web Server Authentication"))
+        let caText = try #require(OpenSSLCommand.run(["x509", "-noout", "-text"], input: ca.pemRepresentation))
+        #expect(caText.contains("CA:TRUE"))
+        #expect(caText.contains("Certificate Sign"))
+    }
+
+    @Test func badNamesAndMismatchedIssuerKeysAreRefused() throws {
+        #expect(throws: JOSEError.self) { try Self.issue(dnsNames: []) }
+        #expect(throws: JOSEError.self) { try Self.issue(dnsNames: ["bad name"]) }
+        #expect(throws: JOSEError.self) { try Self.issue(dnsNames: ["a,DNS:evil.example"]) }
+        #expect(throws: JOSEError.self) { try Self.issue(dnsNames: ["ok.example"], ipAddresses: ["999.1.1.1"]) }
+        #expect(throws: JOSEError.self) { try Self.issue(dnsNames: Array(repeating: "a.example", count: 101)) }
+        let ca = try X509Certificate.certificateAuthority(key: TestKeys.rsa, commonName: "CA", serialNumber: 1,
+                                                          notBefore: Self.notBefore, notAfter: Self.notAfter)
+        #expect(throws: JOSEError.self) {
+            try X509Certificate.serverCertificate(publicKey: TestKeys.otherRSA.publicKey, dnsNames: ["a.example"], issuer: ca,
+                                                  issuerKey: TestKeys.otherRSA, serialNumber: 2,
+                                                  notBefore: Self.notBefore, notAfter: Self.notAfter)
+        }
+    }
+}
