@@ -49,8 +49,7 @@ let package = Package(
                 dependencies: ["UnderstudyJOSE", "UnderstudyHTTP", "UnderstudyJSON"],
                 path: "Sources/UnderstudyProviders"),
         .target(name: "UnderstudyInbox",
-                dependencies: ["UnderstudyStore", "UnderstudyMIME", "UnderstudyExtract", "UnderstudyHTTP",
-                               "UnderstudySMTP", "UnderstudyJSON"],
+                dependencies: ["UnderstudyStore", "UnderstudyMIME", "UnderstudyExtract", "UnderstudyHTTP", "UnderstudyJSON"],
                 path: "Sources/UnderstudyInbox"),
 
         // MARK: Application assembly and executables
@@ -65,7 +64,7 @@ let package = Package(
         // MARK: Tests, one per module
         .testTarget(name: "UnderstudyJSONTests", dependencies: ["UnderstudyJSON"]),
         .testTarget(name: "UnderstudyIOTests", dependencies: ["UnderstudyIO"]),
-        .testTarget(name: "UnderstudyHTTPTests", dependencies: ["UnderstudyHTTP"]),
+        .testTarget(name: "UnderstudyHTTPTests", dependencies: ["UnderstudyHTTP", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyHTTPServerTests", dependencies: ["UnderstudyHTTPServer"]),
         .testTarget(name: "UnderstudySMTPTests", dependencies: ["UnderstudySMTP"]),
         .testTarget(name: "UnderstudySMTPServerTests", dependencies: ["UnderstudySMTPServer"]),
@@ -73,8 +72,9 @@ let package = Package(
         .testTarget(name: "UnderstudyJOSETests", dependencies: ["UnderstudyJOSE"], resources: [.copy("Vectors")]),
         .testTarget(name: "UnderstudyExtractTests", dependencies: ["UnderstudyExtract"], resources: [.copy("Corpus")]),
         .testTarget(name: "UnderstudyStoreTests", dependencies: ["UnderstudyStore"]),
-        .testTarget(name: "UnderstudyProvidersTests", dependencies: ["UnderstudyProviders"]),
+        .testTarget(name: "UnderstudyProvidersTests", dependencies: ["UnderstudyProviders", "UnderstudyJOSE", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyInboxTests", dependencies: ["UnderstudyInbox"]),
-        .testTarget(name: "UnderstudyAppTests", dependencies: ["UnderstudyApp"]),
+        .testTarget(name: "UnderstudyAppTests",
+                    dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON"]),
     ]
 )

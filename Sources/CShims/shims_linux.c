@@ -1,14 +1,10 @@
 #define _GNU_SOURCE
 #include "CShims.h"
 #include <errno.h>
-#include <sqlite3.h>
-
-int CShims_errno(void) { return errno; }
-
-void *CShims_sqlite_transient(void) { return (void *)SQLITE_TRANSIENT; }
-
 #include <pthread.h>
 #include <sys/socket.h>
+
+int CShims_errno(void) { return errno; }
 
 int CShims_accept4(int fd, void *address, unsigned int *length, int flags) {
     return accept4(fd, (struct sockaddr *)address, (socklen_t *)length, flags);

@@ -1,2 +1,0 @@
-// UnderstudyJOSE: placeholder until the module lands.
-enum UnderstudyJOSEModule {}

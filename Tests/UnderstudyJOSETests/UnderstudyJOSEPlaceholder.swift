@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyJOSE
-
-@Test func UnderstudyJOSEBuilds() {}
