@@ -57,6 +57,11 @@ public final class TCPServer: Sendable {
         var address = try SocketAddress(host: configuration.host, port: configuration.port)
         var fds: [Int32] = []
         do throws(IOError) {
+            if address.port != 0 {
+                // SO_REUSEPORT would let us share a port another process (say, a second understudy)
+                // already listens on, silently splitting its traffic: a plain bind first refuses that.
+                closeDescriptor(try TCPServer.listen(on: address, backlog: 1, reusePort: false))
+            }
             for _ in group.loops {
                 let fd = try TCPServer.listen(on: address, backlog: configuration.backlog)
                 fds.append(fd)
@@ -85,14 +90,16 @@ public final class TCPServer: Sendable {
         for ref in refs { ref.listener.loop.execute { ref.listener.closeListener() } }
     }
 
-    private static func listen(on address: SocketAddress, backlog: Int) throws(IOError) -> Int32 {
+    private static func listen(on address: SocketAddress, backlog: Int, reusePort: Bool = true) throws(IOError) -> Int32 {
         let domain = address.family == .ipv4 ? AF_INET : AF_INET6
         let fd = try systemCallNonBlocking("socket") { socket(domain, 1 | 0o4000 | 0o2000000, 0) } // STREAM|NONBLOCK|CLOEXEC
         do throws(IOError) {
             var one: Int32 = 1
             let size = socklen_t(MemoryLayout<Int32>.size)
             try systemCallNonBlocking("setsockopt(SO_REUSEADDR)") { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, size) }
-            try systemCallNonBlocking("setsockopt(SO_REUSEPORT)") { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, size) }
+            if reusePort {
+                try systemCallNonBlocking("setsockopt(SO_REUSEPORT)") { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, size) }
+            }
             if address.family == .ipv6 {
                 // "::" then means IPv6 only, so "0.0.0.0" can be bound alongside it.
                 try systemCallNonBlocking("setsockopt(IPV6_V6ONLY)") { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, size) }

@@ -66,6 +66,23 @@ struct TCPServerTests {
         client.close()
     }
 
+    /// SO_REUSEPORT must not let a second server share a port that is already taken.
+    @Test func aTakenPortIsRefused() throws {
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdownGracefully() }
+        let first = TCPServer(configuration: .init(port: 0), group: group) { _ in EchoHandler(closes: Box([])) }
+        let address = try first.start()
+        let second = TCPServer(configuration: .init(port: address.port), group: group) { _ in EchoHandler(closes: Box([])) }
+        do {
+            try second.start()
+            Issue.record("a second server bound \(address)")
+        } catch {
+            #expect(error.errnoCode == EADDRINUSE)
+            #expect(error.systemCallName == "bind")
+        }
+        first.stop()
+    }
+
     @Test func rejectsHostNames() {
         #expect(throws: IOError.self) { try SocketAddress(host: "example.com", port: 80) }
         #expect(throws: IOError.self) { try SocketAddress(host: "127.0.0.1", port: 70000) }
