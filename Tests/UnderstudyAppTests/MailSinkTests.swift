@@ -1,0 +1,179 @@
+import Synchronization
+import Testing
+import UnderstudyJSON
+@testable import UnderstudyApp
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The mail sink end to end in-process: real SMTP in, the HTTP API and the CLI out.
+@Suite(.serialized) struct MailSinkTests {
+    static func start() throws -> (Application, SimpleHTTPClient, SimpleSMTPClient) {
+        let configuration = try Configuration.load(configFile: nil, environment: [:],
+                                                   flags: ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0"])
+        let app = try Application(configuration: configuration)
+        let smtp = ListenAddress(app.smtpAddress)!
+        return (app, try SimpleSMTPClient.http(app), SimpleSMTPClient(host: smtp.host, port: smtp.port))
+    }
+
+    static func message(to: String, subject: String, body: String, extraHeaders: String = "") -> [UInt8] {
+        Array("From: Sender <noreply@example.com>\r\nTo: \(to)\r\nSubject: \(subject)\r\n\(extraHeaders)\r\n\(body)\r\n".utf8)
+    }
+
+    @Test func waitingForACodeAnswersWhenTheMailLands() throws {
+        let (app, http, smtp) = try Self.start()
+        defer { app.shutdown() }
+        // Nothing there yet: without wait, 404 at once.
+        let none = try http.get("/api/otp?to=alice@example.com")
+        #expect(none.status == 404 && none.json?["error"] == "nothing_arrived")
+
+        let answer = Mutex<SimpleHTTPClient.Response?>(nil)
+        let waiter = try spawnThread { answer.withLock { $0 = try? http.get("/api/otp?to=alice%40example.com&wait=20", readTimeout: 30) } }
+        usleep(200_000)
+        let queued = try smtp.send(from: "noreply@example.com", to: ["alice@example.com"],
+                                   message: Self.message(to: "alice@example.com", subject: "Sign in", body: "Your verification code is 884 213."))
+        waiter.join()
+        let r = try #require(answer.withLock { $0 })
+        #expect(r.status == 200)
+        #expect(r.json?["code"] == "884213")
+        #expect(queued.hasSuffix(r.json?["messageId"]?.stringValue ?? "?"))
+
+        // `after` skips what was already read; a wait that sees nothing new ends in 404.
+        let id = r.json?["messageId"]?.stringValue ?? ""
+        let later = try http.get("/api/otp?to=alice@example.com&after=\(id)&wait=1", readTimeout: 10)
+        #expect(later.status == 404)
+        #expect(try http.get("/api/otp?to=alice@example.com").json?["code"] == "884213")
+    }
+
+    @Test func linksListingDetailRawPartsAndDelete() throws {
+        let (app, http, smtp) = try Self.start()
+        defer { app.shutdown() }
+        let html = "<p>Hi</p><a href=\"https://app.example.com/auth/v1/verify?token=t1&amp;type=magiclink\">Log in</a>"
+        let body = "--b\r\nContent-Type: text/plain\r\n\r\nLog in: https://app.example.com/auth/v1/verify?token=t1&type=magiclink\r\n--b\r\nContent-Type: text/html\r\n\r\n\(html)\r\n--b\r\nContent-Type: application/pdf\r\nContent-Disposition: attachment; filename=\"a.pdf\"\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0=\r\n--b--"
+        let raw = Self.message(to: "bob@example.com", subject: "Your magic link", body: body,
+                               extraHeaders: "MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n")
+        _ = try smtp.send(from: "noreply@example.com", to: ["bob@example.com"], message: raw)
+        _ = try smtp.send(from: "noreply@example.com", to: ["carol@example.com"],
+                          message: Self.message(to: "carol@example.com", subject: "Weekly news", body: "Nothing to see"))
+
+        let link = try http.get("/api/links?to=bob@example.com&purpose=magic-link")
+        #expect(link.status == 200)
+        #expect(link.json?["url"] == "https://app.example.com/auth/v1/verify?token=t1&type=magiclink")
+        #expect(try http.get("/api/links?to=bob@example.com&purpose=reset-password").status == 404)
+        #expect(try http.get("/api/links?to=bob@example.com&purpose=bogus").status == 400)
+
+        let list = try http.get("/api/messages?to=bob@example.com")
+        #expect(list.json?["total"] == 1)
+        let id = try #require(list.json?["messages"]?[0]?["id"]?.stringValue)
+        #expect(try http.get("/api/messages").json?["total"] == 2)
+        #expect(try http.get("/api/messages?q=weekly").json?["total"] == 1)
+        #expect(try http.get("/api/messages?limit=0").status == 400)
+
+        let detail = try http.get("/api/messages/\(id)")
+        #expect(detail.json?["subject"] == "Your magic link")
+        #expect(detail.json?["headers"]?["Subject"] == ["Your magic link"])
+        #expect(detail.json?["attachments"]?[0]?["name"] == "a.pdf")
+        #expect(detail.json?["links"]?[0]?["purpose"] == "magic-link")
+
+        let rawResponse = try http.get("/api/messages/\(id)/raw")
+        #expect(rawResponse.header("Content-Type") == "message/rfc822")
+        #expect(rawResponse.body == raw)  // byte for byte
+
+        let part = try http.get("/api/messages/\(id)/parts/3")
+        #expect(part.header("Content-Type") == "application/pdf")
+        #expect(part.body == Array("%PDF-".utf8))
+        #expect(try http.get("/api/messages/\(id)/parts/9").status == 404)
+
+        #expect(try http.request("DELETE", "/api/messages/\(id)").status == 204)
+        #expect(try http.get("/api/messages/\(id)").status == 404)
+        #expect(try http.request("DELETE", "/api/messages").json?["deleted"] == 1)
+        #expect(try http.get("/api/messages").json?["total"] == 0)
+    }
+
+    @Test func serverSentEventsAnnounceNewMessages() throws {
+        let (app, _, smtp) = try Self.start()
+        defer { app.shutdown() }
+        let http = ListenAddress(app.httpAddresses[0])!
+        let socket = try BlockingSocket(host: http.host, port: http.port)
+        defer { socket.close() }
+        try socket.send("GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try socket.readLine() == "HTTP/1.1 200 OK")
+        usleep(100_000)
+        _ = try smtp.send(from: "a@example.com", to: ["dave@example.com"], message: Self.message(to: "dave@example.com", subject: "Event!", body: "code 654321"))
+        var seen: [String] = []
+        while let line = try socket.readLine(), seen.count < 200 {
+            seen.append(line)
+            if line.hasPrefix("data: {") { break }
+        }
+        #expect(seen.contains("event: message"))
+        let data = try #require(seen.last.map { String($0.dropFirst(6)) })
+        #expect(try JSONValue.parse(data)["subject"] == "Event!")
+    }
+
+    @Test func cliSendOtpAndInbox() throws {
+        let (app, _, _) = try Self.start()
+        defer { app.shutdown() }
+        let sent = runCLI(["send", "--smtp", app.smtpAddress, "--to", "erin@example.com", "--subject", "Código de verificación",
+                           "--body", "Tu código de verificación es 314159"])
+        #expect(sent.status == 0, "\(sent.err)")
+        #expect(sent.out.trimmingSpaces().count == 26)
+        let otp = runCLI(["otp", "--server", "http://\(app.httpAddresses[0])", "--to", "erin@example.com", "--wait", "5"])
+        #expect(otp.status == 0, "\(otp.err)")
+        #expect(otp.out == "314159\n")
+        let missing = runCLI(["otp", "--server", "http://\(app.httpAddresses[0])", "--to", "nobody@example.com"])
+        #expect(missing.status == 1 && missing.out.isEmpty && missing.err.contains("no one-time code"))
+        let inbox = runCLI(["inbox", "--server", app.httpAddresses[0]])
+        #expect(inbox.status == 0)
+        #expect(inbox.out.contains("Código de verificación"))
+        #expect(inbox.out.contains("314159"))
+        #expect(runCLI(["otp"]).status == 64)
+        #expect(runCLI(["otp", "--to", "x@y", "--wait", "9999"]).status == 64)
+    }
+
+    @Test func smtpSizeLimitAndAuthFromConfiguration() throws {
+        let configuration = try Configuration.load(configFile: nil, environment: [:], flags: [
+            "--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--mail-max-message-size": "2048",
+            "--mail-username": "u", "--mail-password": "p",
+        ])
+        let app = try Application(configuration: configuration)
+        defer { app.shutdown() }
+        let a = ListenAddress(app.smtpAddress)!
+        let socket = try BlockingSocket(host: a.host, port: a.port)
+        defer { socket.close() }
+        _ = try SimpleSMTPClient.readReply(socket)
+        try socket.send("EHLO t\r\n")
+        let ehlo = try SimpleSMTPClient.readReply(socket)
+        #expect(ehlo.lines.contains("SIZE 2048"))
+        try socket.send("AUTH PLAIN \(MessageBuilder.base64(Array("\u{0}u\u{0}wrong".utf8)))\r\n")
+        #expect(try SimpleSMTPClient.readReply(socket).code == 535)
+        try socket.send("MAIL FROM:<a@b> SIZE=4096\r\n")
+        #expect(try SimpleSMTPClient.readReply(socket).code == 552)
+    }
+}
+
+extension SimpleSMTPClient {
+    static func http(_ app: Application) throws -> SimpleHTTPClient { try SimpleHTTPClient(server: app.httpAddresses[0]) }
+}
+
+/// A joinable thread for tests that need a blocking call to run beside them.
+final class TestThread: @unchecked Sendable {
+    var thread = pthread_t()
+    func join() { pthread_join(thread, nil) }
+}
+
+final class ThreadBody {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+}
+
+func spawnThread(_ body: @escaping @Sendable () -> Void) throws -> TestThread {
+    let t = TestThread()
+    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    let rc = pthread_create(&t.thread, nil, { raw in
+        Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
+        return nil
+    }, context)
+    guard rc == 0 else { throw BlockingSocket.Failure(description: "pthread_create failed") }
+    return t
+}

@@ -1,0 +1,153 @@
+import Synchronization
+import Testing
+import UnderstudyJSON
+import UnderstudyStore
+@testable import UnderstudyInbox
+
+func mail(to: String = "alice@example.com", subject: String, body: String, html: String? = nil) -> [UInt8] {
+    var text = "From: Example <noreply@example.com>\r\nTo: \(to)\r\nSubject: \(subject)\r\nMessage-ID: <\(UInt64.random(in: 0...UInt64.max))@example.com>\r\n"
+    if let html {
+        text += "MIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\n\(body)\r\n--b\r\nContent-Type: text/html\r\n\r\n\(html)\r\n--b--\r\n"
+    } else {
+        text += "\r\n\(body)\r\n"
+    }
+    return Array(text.utf8)
+}
+
+/// Collects one callback's value and lets a test wait for it.
+final class Outcome<T: Sendable>: Sendable {
+    private let value = Mutex<T?>(nil)
+    private let called = Atomic<Int>(0)
+    func set(_ v: T) { value.withLock { $0 = v }; called.add(1, ordering: .sequentiallyConsistent) }
+    var calls: Int { called.load(ordering: .sequentiallyConsistent) }
+    func wait(seconds: Double = 10) -> T? {
+        var waited = 0.0
+        while calls == 0 && waited < seconds {
+            usleep(2000)
+            waited += 0.002
+        }
+        return value.withLock { $0 }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct InboxTests {
+    static func inbox() throws -> Inbox {
+        Inbox(store: try MessageStore(location: .temporary), clock: { 1_796_230_014_000 })
+    }
+
+    @Test func digestDecodesExtractsAndSnippets() {
+        let m = IncomingMessage.digest(raw: mail(subject: "=?UTF-8?B?6aqM6K+B56CB?=", body: "Your code:   641-028\n\nThanks",
+                                                 html: "<p>Your code is <b>641028</b></p><a href=\"https://app.example.com/verify?token=abc\">Verify email</a>"),
+                                       envelopeFrom: "bounce@example.com", envelopeTo: ["alice@example.com"], receivedAt: 5)
+        #expect(m.subject == "验证码")
+        #expect(m.from == "noreply@example.com")
+        #expect(m.to == ["alice@example.com"])
+        #expect(m.codes.first == "641028")
+        #expect(m.snippet == "Your code: 641-028 Thanks")
+        let links = (try? JSONValue.parse(m.linksJSON))?.arrayValue ?? []
+        #expect(links.first?["url"] == "https://app.example.com/verify?token=abc")
+        #expect(links.first?["purpose"] == "verify-email")
+    }
+
+    @Test func snippetIsBounded() {
+        let s = IncomingMessage.snippet(String(repeating: "word ", count: 1000))
+        #expect(s.count <= IncomingMessage.snippetLength + 1)
+        #expect(s.hasSuffix("…"))
+    }
+
+    @Test func acceptStoresAndAnswersAfterCommit() throws {
+        let inbox = try Self.inbox()
+        defer { inbox.store.close() }
+        let raw = mail(subject: "Hi", body: "Your verification code is 123456")
+        let id = try inbox.acceptAndWait(raw: raw, envelopeFrom: "a@x", envelopeTo: ["alice@example.com"])
+        let stored = try #require(try inbox.store.message(id: id))
+        #expect(stored.summary.codes == ["123456"])
+        #expect(stored.summary.envelopeTo == ["alice@example.com"])
+        #expect(try inbox.store.raw(id: id) == raw)
+    }
+
+    @Test func manyConcurrentAcceptsAreAllStored() throws {
+        let inbox = try Self.inbox()
+        defer { inbox.store.close() }
+        let done = Atomic<Int>(0)
+        let failures = Atomic<Int>(0)
+        for i in 0..<500 {
+            inbox.accept(raw: mail(subject: "m\(i)", body: "code \(100000 + i)"), envelopeFrom: "a@x", envelopeTo: ["bulk@example.com"]) { r in
+                if case .failure = r { failures.add(1, ordering: .relaxed) }
+                done.add(1, ordering: .relaxed)
+            }
+        }
+        var waited = 0
+        while done.load(ordering: .relaxed) < 500 && waited < 5000 { usleep(2000); waited += 2 }
+        #expect(done.load(ordering: .relaxed) == 500)
+        #expect(failures.load(ordering: .relaxed) == 0)
+        #expect(try inbox.store.count() == 500)
+    }
+
+    @Test func waiterIsAnsweredByTheNextMatchingMessage() throws {
+        let inbox = try Self.inbox()
+        defer { inbox.store.close() }
+        let outcome = Outcome<JSONValue?>()
+        inbox.wait(for: "Alice@Example.com", timeout: .seconds(10), existing: { nil },
+                   match: { d in d.message.codes.first.map { .string($0) } }) { outcome.set($0) }
+        #expect(inbox.waiterCount == 1)
+        // Another address, and a message without a code, do not answer it.
+        _ = try inbox.acceptAndWait(raw: mail(to: "bob@example.com", subject: "x", body: "code 111111"), envelopeFrom: "a@x", envelopeTo: ["bob@example.com"])
+        _ = try inbox.acceptAndWait(raw: mail(subject: "Welcome", body: "Hello there"), envelopeFrom: "a@x", envelopeTo: ["alice@example.com"])
+        #expect(outcome.calls == 0)
+        _ = try inbox.acceptAndWait(raw: mail(subject: "Code", body: "Your code is 424242"), envelopeFrom: "a@x", envelopeTo: ["alice@example.com"])
+        #expect(outcome.wait() == .some("424242"))
+        #expect(inbox.waiterCount == 0)
+        #expect(outcome.calls == 1)
+    }
+
+    @Test func waiterTimesOutWithNil() throws {
+        let inbox = try Self.inbox()
+        defer { inbox.store.close() }
+        let outcome = Outcome<JSONValue?>()
+        inbox.wait(for: "x@example.com", timeout: .milliseconds(50), existing: { nil }, match: { _ in "no" }) { outcome.set($0) }
+        #expect(outcome.wait() == .some(nil))
+        #expect(inbox.waiterCount == 0)
+    }
+
+    @Test func existingAnswerWinsAndCancelRemoves() throws {
+        let inbox = try Self.inbox()
+        defer { inbox.store.close() }
+        let outcome = Outcome<JSONValue?>()
+        inbox.wait(for: "x@example.com", timeout: .seconds(10), existing: { "there" }, match: { _ in nil }) { outcome.set($0) }
+        #expect(outcome.wait() == .some("there"))
+        let never = Outcome<JSONValue?>()
+        let cancel = inbox.wait(for: "y@example.com", timeout: .seconds(10), existing: { nil }, match: { _ in "x" }) { never.set($0) }
+        #expect(inbox.waiterCount == 1)
+        cancel()
+        #expect(inbox.waiterCount == 0)
+        _ = try inbox.acceptAndWait(raw: mail(to: "y@example.com", subject: "s", body: "b"), envelopeFrom: "a@x", envelopeTo: ["y@example.com"])
+        #expect(never.calls == 0)
+    }
+
+    @Test func subscribersSeeCreatedAndDeleted() throws {
+        let inbox = try Self.inbox()
+        defer { inbox.store.close() }
+        let events = Mutex<[String]>([])
+        let unsubscribe = inbox.subscribe { e in
+            let name: String
+            switch e {
+            case .created(let d): name = "created \(d.message.subject ?? "")"
+            case .deleted: name = "deleted"
+            case .cleared: name = "cleared"
+            }
+            events.withLock { $0.append(name) }
+        }
+        let id = try inbox.acceptAndWait(raw: mail(subject: "one", body: "b"), envelopeFrom: "a@x", envelopeTo: ["z@example.com"])
+        #expect(try inbox.delete(id: id))
+        #expect(try !inbox.delete(id: id))
+        _ = try inbox.deleteAll()
+        unsubscribe()
+        _ = try inbox.acceptAndWait(raw: mail(subject: "two", body: "b"), envelopeFrom: "a@x", envelopeTo: ["z@example.com"])
+        #expect(events.withLock { $0 } == ["created one", "deleted", "cleared"])
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyInbox
-
-@Test func UnderstudyInboxBuilds() {}
