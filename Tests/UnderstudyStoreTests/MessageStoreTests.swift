@@ -1,4 +1,2 @@
 import Testing
 @testable import UnderstudyStore
-
-@Test func UnderstudyStoreBuilds() {}
