@@ -214,6 +214,18 @@ public final class MessageStore: Sendable {
         }
     }
 
+    /// Runs SQLite's integrity check and the full-text index's own check; throws on any problem.
+    /// (For tests and a future `understudy doctor`.)
+    func verifyIntegrity() throws {
+        try pool.writeWithoutTransaction { db in
+            let result = try db.fetchColumn(String.self, "PRAGMA integrity_check")
+            guard result == ["ok"] else {
+                throw DatabaseError.decoding("integrity check failed: \(result.prefix(5).joined(separator: "; "))")
+            }
+            try db.execute("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 0)")
+        }
+    }
+
     // MARK: SQL for filters
 
     /// FROM/WHERE text and arguments for a filter, choosing the index that drives the scan: the
@@ -394,7 +406,7 @@ private let indexTextFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMuta
     let bytes = UnsafeBufferPointer(start: text, count: length)
     // CJK characters start at U+2E80, whose UTF-8 lead byte is 0xE2: text without such bytes
     // (all ASCII and Latin mail) goes to the index untouched.
-    guard bytes.contains(where: { $0 >= 0xE2 }) else {
+    guard mayContainCJK(UnsafeRawBufferPointer(bytes)) else {
         sqlite3_result_value(context, value)
         return
     }
@@ -405,4 +417,26 @@ private let indexTextFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMuta
             sqlite3_result_text64(context, chars.baseAddress, UInt64(chars.count), transient, UInt8(SQLITE_UTF8))
         }
     }
+}
+
+/// True when some byte is 0xE2 or above. Reads eight bytes at a time and looks closer only at
+/// words with a non-ASCII byte: this runs over every indexed text, so it must stay cheap.
+private func mayContainCJK(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let base = bytes.baseAddress else { return false }
+    let count = bytes.count
+    var offset = 0
+    while offset + 8 <= count {
+        let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        if word & 0x8080_8080_8080_8080 != 0 {
+            for index in offset..<(offset + 8) where base.load(fromByteOffset: index, as: UInt8.self) >= 0xE2 {
+                return true
+            }
+        }
+        offset += 8
+    }
+    while offset < count {
+        if base.load(fromByteOffset: offset, as: UInt8.self) >= 0xE2 { return true }
+        offset += 1
+    }
+    return false
 }
