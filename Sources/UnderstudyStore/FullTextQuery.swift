@@ -102,7 +102,7 @@ public struct FullTextQuery: Sendable, Equatable {
 
     /// One FTS5 string (`"..."`, inner quotes doubled), or nil when the text holds nothing the
     /// tokenizer would index.
-    private static func phrase(_ text: String, prefix: Bool) -> String? {
+    static func phrase(_ text: String, prefix: Bool) -> String? {
         guard text.unicodeScalars.contains(where: { $0.properties.isAlphabetic || $0.properties.numericType != nil })
         else { return nil }
         let prepared = indexText(text)

@@ -194,7 +194,7 @@ public final class MessageStore: Sendable {
     public func list(_ filter: MessageFilter = MessageFilter()) throws -> MessagePage {
         let plan = try QueryPlan(filter)
         return try pool.read { db in
-            let total = try db.fetchScalar(Int.self, "SELECT count(*) \(plan.body)", arguments: plan.arguments) ?? 0
+            let total = try db.fetchScalar(Int.self, "SELECT count(*) \(plan.countBody)", arguments: plan.arguments) ?? 0
             let items = try db.fetchAll(StoredMessageSummary.self, """
                 SELECT \(StoredMessageSummary.columns) \(plan.body) ORDER BY \(plan.order) DESC LIMIT ? OFFSET ?
                 """, arguments: plan.arguments + [.integer(Int64(filter.limit)), .integer(Int64(filter.offset))])
@@ -232,6 +232,9 @@ public final class MessageStore: Sendable {
     /// recipient index for `to`, the full-text index for `query`, else the messages table.
     private struct QueryPlan {
         var body: String
+        /// The same rows without the join to `messages` when no condition needs it, so counting
+        /// "all mail to X" or "all matches of a word" reads one index only.
+        var countBody: String
         var order: String
         var arguments: [DatabaseValue] = []
 
@@ -252,24 +255,38 @@ public final class MessageStore: Sendable {
             let search = try filter.query.flatMap { query -> FullTextQuery? in
                 query.allSatisfy(\.isWhitespace) ? nil : try FullTextQuery(query)
             }
-            if let to = filter.to {
+            let driver: String
+            if let search {
+                // Drive by the full-text index. With a recipient too, the index narrows to that
+                // address's words first (every stored address is indexed in the `recipients`
+                // column), then the recipient table confirms the exact address.
+                driver = "message_search s"
+                body = "FROM message_search s CROSS JOIN messages m ON m.seq = s.rowid"
+                order = "s.rowid"
+                conditions.append("message_search MATCH ?")
+                var expression = search.expression
+                if let to = filter.to {
+                    let address = MessageFilter.normalizeAddress(to)
+                    if let phrase = FullTextQuery.phrase(address, prefix: false) {
+                        expression = "recipients : \(phrase) AND (\(expression))"
+                    }
+                    conditions.append("EXISTS (SELECT 1 FROM recipients r WHERE r.address = ? AND r.seq = s.rowid)")
+                    arguments += [.text(expression), .text(address)]
+                } else {
+                    arguments.append(.text(expression))
+                }
+            } else if let to = filter.to {
+                driver = "recipients r"
                 body = "FROM recipients r CROSS JOIN messages m ON m.seq = r.seq"
                 order = "r.seq"
                 conditions.append("r.address = ?")
                 arguments.append(.text(MessageFilter.normalizeAddress(to)))
-                if let search {
-                    conditions.append("m.seq IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)")
-                    arguments.append(.text(search.expression))
-                }
-            } else if let search {
-                body = "FROM message_search s CROSS JOIN messages m ON m.seq = s.rowid"
-                order = "s.rowid"
-                conditions.append("message_search MATCH ?")
-                arguments.append(.text(search.expression))
             } else {
+                driver = "messages m"
                 body = "FROM messages m"
                 order = "m.seq"
             }
+            let driverConditionCount = conditions.count
             if let from = filter.from {
                 conditions.append(#"(m.header_from LIKE ? ESCAPE '\' OR m.envelope_from LIKE ? ESCAPE '\')"#)
                 let pattern = Self.likePattern(from)
@@ -291,8 +308,13 @@ public final class MessageStore: Sendable {
                 break
             }
             if filter.requireCode { conditions.append("m.codes <> '[]'") }
+            countBody = conditions.count == driverConditionCount ? "FROM " + driver : body
             if joiningBodies { body += " JOIN message_bodies b ON b.seq = m.seq" }
-            if !conditions.isEmpty { body += " WHERE " + conditions.joined(separator: " AND ") }
+            if !conditions.isEmpty {
+                let clause = " WHERE " + conditions.joined(separator: " AND ")
+                body += clause
+                countBody += clause
+            }
         }
 
         /// `%text%` with LIKE's wildcards in the text escaped.

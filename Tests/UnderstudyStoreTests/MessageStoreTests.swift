@@ -277,3 +277,22 @@ import Testing
         #expect(try store.count() == 200)
     }
 }
+
+@Suite struct RecipientSearchTests {
+    @Test func recipientAndWordsTogetherMatchTheExactAddressOnly() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let mine = try store.insert(sample(1, to: "Dev@Example.com", subject: "deploy finished"))
+        _ = try store.insert(sample(2, to: "dev@example.com.evil.test", subject: "deploy finished"))
+        _ = try store.insert(sample(3, to: "ops@example.com", subject: "deploy finished"))
+        _ = try store.insert(sample(4, to: "dev@example.com", subject: "lunch"))
+        var cc = sample(5, to: "boss@example.com", subject: "deploy report")
+        cc.cc = ["<dev@example.com>"]
+        let copied = try store.insert(cc)
+        let page = try store.list(MessageFilter(to: "dev@example.com", query: "deploy"))
+        #expect(page.total == 2)
+        #expect(page.items.map(\.id) == [copied, mine])
+        #expect(try store.list(MessageFilter(to: "dev@example.com", query: "deploy -report")).items.map(\.id) == [mine])
+        #expect(try store.list(MessageFilter(to: "---", query: "deploy")).total == 0)
+    }
+}
