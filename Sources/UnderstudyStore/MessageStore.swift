@@ -228,6 +228,7 @@ public final class MessageStore: Sendable {
 
     // MARK: SQL for filters
 
+
     /// FROM/WHERE text and arguments for a filter, choosing the index that drives the scan: the
     /// recipient index for `to`, the full-text index for `query`, else the messages table.
     private struct QueryPlan {
@@ -257,9 +258,10 @@ public final class MessageStore: Sendable {
             }
             let driver: String
             if let search {
-                // Drive by the full-text index. With a recipient too, the index narrows to that
-                // address's words first (every stored address is indexed in the `recipients`
-                // column), then the recipient table confirms the exact address.
+                // Drive by the full-text index. With a recipient too, the index first narrows to
+                // messages with the address's local part in the `recipients` column (every stored
+                // address is indexed there; the local part is far rarer than "example" or "com"),
+                // then the recipient table confirms the exact address.
                 driver = "message_search s"
                 body = "FROM message_search s CROSS JOIN messages m ON m.seq = s.rowid"
                 order = "s.rowid"
@@ -267,7 +269,10 @@ public final class MessageStore: Sendable {
                 var expression = search.expression
                 if let to = filter.to {
                     let address = MessageFilter.normalizeAddress(to)
-                    if let phrase = FullTextQuery.phrase(address, prefix: false) {
+                    let localPart = address.split(separator: "@", omittingEmptySubsequences: false).first ?? ""
+                    if let phrase = FullTextQuery.phrase(String(localPart), prefix: false)
+                        ?? FullTextQuery.phrase(address, prefix: false)
+                    {
                         expression = "recipients : \(phrase) AND (\(expression))"
                     }
                     conditions.append("EXISTS (SELECT 1 FROM recipients r WHERE r.address = ? AND r.seq = s.rowid)")

@@ -54,10 +54,13 @@ import Testing
         #expect(common.total == 20_000 && common.items.count == 50)
         let (both, bothTime) = try median { try store.list(MessageFilter(to: "user7@example.com", query: "lorem")) }
         #expect(both.total == 40)
+        let (rare, rareTime) = try median { try store.list(MessageFilter(to: "user7@example.com", query: "119507")) }
+        #expect(rare.total == 1)
         let (latest, latestTime) = try median { try store.latest(to: "user7@example.com", requireCode: true) }
         #expect(latest?.summary.codes == ["119507"])
         print("store: medians over 20,000 messages: list to=recipient \(recipientTime) ms; search rare word "
             + "\(searchTime) ms; search word in every message \(commonTime) ms; recipient+word \(bothTime) ms; "
+            + "recipient+rare word \(rareTime) ms; "
             + "latest with code \(latestTime) ms")
     }
 }

@@ -295,4 +295,20 @@ import Testing
         #expect(try store.list(MessageFilter(to: "dev@example.com", query: "deploy -report")).items.map(\.id) == [mine])
         #expect(try store.list(MessageFilter(to: "---", query: "deploy")).total == 0)
     }
+
+    @Test func localPartNarrowingKeepsDomainsApart() throws {
+        // Same local part at several domains, different volumes: only the exact address counts.
+        let store = try makeStore(maxMessages: 10_000)
+        defer { store.close() }
+        let many = 300
+        try store.insert(batch: (0..<many).map { sample($0, to: "busy@example.com", subject: $0 % 3 == 0 ? "alpha" : "beta") })
+        try store.insert(batch: (0..<30).map { sample($0, to: "busy@example.org", subject: $0 % 3 == 0 ? "alpha" : "beta") })
+        let busy = try store.list(MessageFilter(to: "busy@example.com", query: "alpha", limit: 5))
+        #expect(busy.total == (many + 2) / 3)
+        #expect(busy.items.allSatisfy { $0.subject == "alpha" && $0.to == ["busy@example.com"] })
+        let quiet = try store.list(MessageFilter(to: "busy@example.org", query: "alpha", limit: 5))
+        #expect(quiet.total == 10)
+        #expect(quiet.items.allSatisfy { $0.subject == "alpha" && $0.to == ["busy@example.org"] })
+        #expect(quiet.items.map(\.id) == quiet.items.map(\.id).sorted(by: >))
+    }
 }
