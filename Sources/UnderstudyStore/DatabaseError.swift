@@ -1,0 +1,69 @@
+/// An error from the SQLite layer: a failed SQLite call (with its extended result code and
+/// message), a closed database, a row that does not decode, or a schema this build cannot use.
+public struct DatabaseError: Error, CustomStringConvertible, Sendable {
+    private enum Code: Sendable, Equatable {
+        case sqlite
+        case closed
+        case decoding
+        case schemaTooNew
+        case invalidPath
+    }
+
+    private let code: Code
+    /// The SQLite extended result code (`SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_BUSY`, ...), or 0 when
+    /// the error does not come from SQLite.
+    public let resultCode: Int32
+    /// What went wrong and what to do about it.
+    public let message: String
+    /// The SQL being run, when there was one.
+    public let sql: String?
+
+    private init(_ code: Code, resultCode: Int32 = 0, message: String, sql: String? = nil) {
+        self.code = code
+        self.resultCode = resultCode
+        self.message = message
+        self.sql = sql
+    }
+
+    /// The primary result code (the low byte of `resultCode`), e.g. 19 for any constraint error.
+    public var primaryResultCode: Int32 { resultCode & 0xFF }
+
+    public var description: String {
+        if let sql { return "SQLite error \(resultCode): \(message) (while running: \(sql.prefix(200)))" }
+        return resultCode != 0 ? "SQLite error \(resultCode): \(message)" : message
+    }
+
+    static func sqlite(_ resultCode: Int32, message: String, sql: String? = nil) -> DatabaseError {
+        DatabaseError(.sqlite, resultCode: resultCode, message: message, sql: sql)
+    }
+
+    static var closed: DatabaseError {
+        DatabaseError(.closed, message: "The database is closed; open it again before using it.")
+    }
+
+    static func decoding(column: Int, expected: String, found: String) -> DatabaseError {
+        DatabaseError(.decoding, message: "Column \(column) holds \(found) where \(expected) was expected; "
+            + "the database content does not match this build's schema.")
+    }
+
+    static func decoding(_ message: String) -> DatabaseError {
+        DatabaseError(.decoding, message: message)
+    }
+
+    static func schemaTooNew(path: String, found: Int, supported: Int) -> DatabaseError {
+        DatabaseError(.schemaTooNew, message: "The database at \(path) has schema version \(found), but this "
+            + "build understands versions up to \(supported): it was written by a newer understudy. "
+            + "Run a newer build, or pass a different --data path.")
+    }
+
+    static func invalidPath(_ path: String, reason: String) -> DatabaseError {
+        DatabaseError(.invalidPath, message: "Cannot use \(path) for the database: \(reason).")
+    }
+
+    /// True when a newer build wrote the database (see `DatabaseMigrator`).
+    public var isSchemaTooNew: Bool { code == .schemaTooNew }
+    /// True when the database was already closed.
+    public var isClosed: Bool { code == .closed }
+    /// True for a failed row decoding.
+    public var isDecodingError: Bool { code == .decoding }
+}

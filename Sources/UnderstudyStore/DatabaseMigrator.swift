@@ -1,0 +1,51 @@
+/// Versioned schema migrations kept in `PRAGMA user_version` (GRDB's `DatabaseMigrator`, with
+/// the version number as the record of what ran).
+///
+/// Migration N (1-based, in registration order) brings the schema from version N-1 to N. Each
+/// runs in its own IMMEDIATE transaction together with the `user_version` bump, so a crash leaves
+/// the database at a version boundary. A database whose version is above the last registered
+/// migration was written by a newer build, and opening it fails with a clear error rather than
+/// running against a schema this code does not know.
+public struct DatabaseMigrator: Sendable {
+    public struct Migration: Sendable {
+        public let name: String
+        let apply: @Sendable (Database) throws -> Void
+    }
+
+    public private(set) var migrations: [Migration] = []
+
+    public init() {}
+
+    /// Appends the migration to version `migrations.count + 1`.
+    public mutating func registerMigration(_ name: String, _ apply: @escaping @Sendable (Database) throws -> Void) {
+        migrations.append(Migration(name: name, apply: apply))
+    }
+
+    /// The highest version this migrator knows.
+    public var latestVersion: Int { migrations.count }
+
+    /// The schema version stored in the database.
+    public static func version(of db: Database) throws -> Int {
+        try db.fetchScalar(Int.self, "PRAGMA user_version") ?? 0
+    }
+
+    /// Applies every pending migration up to `target` (default: all). Returns the final version.
+    @discardableResult
+    public func migrate(_ db: Database, upTo target: Int? = nil) throws -> Int {
+        let target = min(target ?? latestVersion, latestVersion)
+        let current = try Self.version(of: db)
+        if current > latestVersion {
+            throw DatabaseError.schemaTooNew(path: db.path, found: current, supported: latestVersion)
+        }
+        guard current < target else { return current }
+        for version in (current + 1)...target {
+            try db.inTransaction(.immediate) {
+                // Re-read inside the write lock: another process may have migrated meanwhile.
+                guard try Self.version(of: db) == version - 1 else { return }
+                try migrations[version - 1].apply(db)
+                try db.execute("PRAGMA user_version = \(version)")
+            }
+        }
+        return try Self.version(of: db)
+    }
+}

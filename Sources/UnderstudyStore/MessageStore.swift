@@ -1,0 +1,469 @@
+import CSQLite
+import CShims
+import Synchronization
+
+/// The mail sink's message store: SQLite in WAL mode, one serialized writer, reads on a second
+/// connection that never waits for writes.
+///
+/// Ids: each message has an integer `seq` (its rowid, AUTOINCREMENT, never reused) that orders
+/// and joins everything internally, and a public 26-character id (ULID layout, see
+/// `MessageIDGenerator`) that sorts in the same order. Only the public id leaves the store.
+///
+/// Tables: `messages` (headers, envelope, snippet, codes: small, so listing stays in a few pages),
+/// `message_bodies` (text, html, links and the raw bytes, read only for one message),
+/// `recipients` (one row per lowercase address of envelope, To and Cc, keyed (address, seq) so
+/// "newest messages to X" walks one index backwards) and `message_search` (contentless FTS5 over
+/// subject, sender, recipients and text, kept in sync by triggers; see `FullTextQuery`).
+///
+/// Retention: after each insert the oldest messages beyond `maxMessages` are deleted in the same
+/// transaction, so the count never exceeds the limit.
+public final class MessageStore: Sendable {
+    /// Default number of messages kept.
+    public static let defaultMaxMessages = 5000
+
+    public let maxMessages: Int
+    private let pool: DatabasePool
+    private let writerState: Mutex<WriterState>
+
+    private struct WriterState {
+        var generator: MessageIDGenerator
+        var count: Int
+    }
+
+    /// Opens (creating and migrating as needed) the store at `location`.
+    public init(location: DatabasePool.Location, maxMessages: Int = MessageStore.defaultMaxMessages) throws {
+        guard (1...100_000_000).contains(maxMessages) else {
+            throw MessageStoreError.invalidConfiguration("maxMessages is \(maxMessages); use 1...100000000")
+        }
+        self.maxMessages = maxMessages
+        pool = try DatabasePool(location: location, migrator: Self.migrator, prepare: Self.registerFunctions)
+        do {
+            let (count, lastID) = try pool.writeWithoutTransaction { db in
+                (try db.fetchScalar(Int.self, "SELECT count(*) FROM messages") ?? 0,
+                 try db.fetchScalar(String.self, "SELECT max(id) FROM messages"))
+            }
+            writerState = Mutex(WriterState(generator: MessageIDGenerator(after: lastID), count: count))
+        } catch {
+            pool.close()
+            throw error
+        }
+    }
+
+    /// The database file.
+    public var path: String { pool.path }
+
+    /// Closes the connections; a temporary store also deletes its files. Later calls throw.
+    public func close() { pool.close() }
+
+    // MARK: Writing
+
+    /// Stores one message in one transaction and returns its id.
+    @discardableResult
+    public func insert(_ message: NewMessage) throws -> String {
+        try insert(batch: [message])[0]
+    }
+
+    /// Stores several messages in one transaction (all or none) and returns their ids in order.
+    /// Much faster than one transaction each when messages arrive together. If the batch alone
+    /// exceeds `maxMessages`, its oldest messages are pruned at once.
+    @discardableResult
+    public func insert(batch messages: [NewMessage]) throws -> [String] {
+        for message in messages { try message.validate() }
+        guard !messages.isEmpty else { return [] }
+        let maxMessages = maxMessages
+        return try writerState.withLock { state in
+            var generator = state.generator
+            let (ids, count) = try pool.write { db in
+                var ids: [String] = []
+                ids.reserveCapacity(messages.count)
+                for message in messages {
+                    let id = generator.next(nowMilliseconds: message.receivedAt)
+                    try Self.insert(message, id: id, into: db)
+                    ids.append(id)
+                }
+                let count = try Self.prune(db, count: state.count + messages.count, keeping: maxMessages)
+                return (ids, count)
+            }
+            state.generator = generator
+            state.count = count
+            return ids
+        }
+    }
+
+    private static func insert(_ message: NewMessage, id: String, into db: Database) throws {
+        try db.execute("""
+            INSERT INTO messages (id, received_at, size, envelope_from, envelope_to, header_from, header_to,
+                                  header_cc, subject, message_id, date, snippet, codes, attachments)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [
+                .text(id), .integer(message.receivedAt), .integer(Int64(message.raw.count)),
+                .text(message.envelopeFrom), .text(StringListCoding.encode(message.envelopeTo)),
+                DatabaseValue(message.from), .text(StringListCoding.encode(message.to)),
+                .text(StringListCoding.encode(message.cc)), DatabaseValue(message.subject),
+                DatabaseValue(message.messageID), DatabaseValue(message.date), .text(message.snippet),
+                .text(StringListCoding.encode(message.codes)), .text(message.attachmentsJSON),
+            ])
+        let seq = db.lastInsertedRowID
+        for address in message.recipientKeys {
+            try db.execute("INSERT OR IGNORE INTO recipients (address, seq) VALUES (?, ?)",
+                           arguments: [.text(address), .integer(seq)])
+        }
+        // Last: its trigger indexes the message for search, reading the row above.
+        try db.execute("INSERT INTO message_bodies (seq, text, html, links, raw) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [.integer(seq), DatabaseValue(message.text), DatabaseValue(message.html),
+                                   .text(message.linksJSON), .blob(message.raw)])
+    }
+
+    /// Deletes the oldest messages beyond `limit`, in chunks; returns the new count.
+    private static func prune(_ db: Database, count: Int, keeping limit: Int) throws -> Int {
+        var count = count
+        while count > limit {
+            let chunk = min(count - limit, 500)
+            try db.execute("DELETE FROM messages WHERE seq IN (SELECT seq FROM messages ORDER BY seq LIMIT ?)",
+                           arguments: [.integer(Int64(chunk))])
+            let deleted = db.changedRowCount
+            count -= deleted
+            if deleted == 0 {  // the cached count was wrong: recount rather than loop
+                count = try db.fetchScalar(Int.self, "SELECT count(*) FROM messages") ?? 0
+                break
+            }
+        }
+        return count
+    }
+
+    /// Deletes one message; false when there was none with that id.
+    @discardableResult
+    public func delete(id: String) throws -> Bool {
+        guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
+        return try writerState.withLock { state in
+            let deleted = try pool.write { db in
+                try db.execute("DELETE FROM messages WHERE id = ?", arguments: [.text(id)])
+                return db.changedRowCount
+            }
+            state.count -= deleted
+            return deleted > 0
+        }
+    }
+
+    /// Deletes every message; returns how many there were.
+    @discardableResult
+    public func deleteAll() throws -> Int {
+        try writerState.withLock { state in
+            let deleted = try pool.write { db in
+                // Empty the index in one step; with no bodies left the delete trigger does nothing.
+                try db.execute("INSERT INTO message_search (message_search) VALUES ('delete-all')")
+                try db.execute("DELETE FROM message_bodies")
+                try db.execute("DELETE FROM recipients")
+                try db.execute("DELETE FROM messages")
+                return db.changedRowCount
+            }
+            state.count = 0
+            return deleted
+        }
+    }
+
+    // MARK: Reading
+
+    /// Number of stored messages.
+    public func count() throws -> Int {
+        try pool.read { db in try db.fetchScalar(Int.self, "SELECT count(*) FROM messages") ?? 0 }
+    }
+
+    /// The message with this id, or nil.
+    public func message(id: String) throws -> StoredMessage? {
+        guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
+        return try pool.read { db in
+            try db.fetchOne(StoredMessage.self, """
+                SELECT \(StoredMessage.columns) FROM messages m JOIN message_bodies b ON b.seq = m.seq
+                WHERE m.id = ?
+                """, arguments: [.text(id)])
+        }
+    }
+
+    /// The message's original bytes, or nil.
+    public func raw(id: String) throws -> [UInt8]? {
+        guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
+        return try pool.read { db in
+            try db.fetchScalar([UInt8].self, """
+                SELECT b.raw FROM messages m JOIN message_bodies b ON b.seq = m.seq WHERE m.id = ?
+                """, arguments: [.text(id)])
+        }
+    }
+
+    /// Matching messages, newest first, one page at a time, with the total number of matches.
+    public func list(_ filter: MessageFilter = MessageFilter()) throws -> MessagePage {
+        let plan = try QueryPlan(filter)
+        return try pool.read { db in
+            let total = try db.fetchScalar(Int.self, "SELECT count(*) \(plan.countBody)", arguments: plan.arguments) ?? 0
+            let items = try db.fetchAll(StoredMessageSummary.self, """
+                SELECT \(StoredMessageSummary.columns) \(plan.body) ORDER BY \(plan.order) DESC LIMIT ? OFFSET ?
+                """, arguments: plan.arguments + [.integer(Int64(filter.limit)), .integer(Int64(filter.offset))])
+            return MessagePage(total: total, items: items)
+        }
+    }
+
+    /// The newest message to `to` (any recipient when nil) that arrived after `after`, optionally
+    /// only among messages with a code: what a test waiting for a one-time code wants.
+    public func latest(to: String?, after: MessageCursor? = nil, requireCode: Bool = false) throws -> StoredMessage? {
+        let plan = try QueryPlan(MessageFilter(to: to, after: after, requireCode: requireCode, limit: 1),
+                                 joiningBodies: true)
+        return try pool.read { db in
+            try db.fetchOne(StoredMessage.self, """
+                SELECT \(StoredMessage.columns) \(plan.body) ORDER BY \(plan.order) DESC LIMIT 1
+                """, arguments: plan.arguments)
+        }
+    }
+
+    /// Runs SQLite's integrity check and the full-text index's own check; throws on any problem.
+    /// (For tests and a future `understudy doctor`.)
+    func verifyIntegrity() throws {
+        try pool.writeWithoutTransaction { db in
+            let result = try db.fetchColumn(String.self, "PRAGMA integrity_check")
+            guard result == ["ok"] else {
+                throw DatabaseError.decoding("integrity check failed: \(result.prefix(5).joined(separator: "; "))")
+            }
+            try db.execute("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 0)")
+        }
+    }
+
+    // MARK: SQL for filters
+
+
+    /// FROM/WHERE text and arguments for a filter, choosing the index that drives the scan: the
+    /// recipient index for `to`, the full-text index for `query`, else the messages table.
+    private struct QueryPlan {
+        var body: String
+        /// The same rows without the join to `messages` when no condition needs it, so counting
+        /// "all mail to X" or "all matches of a word" reads one index only.
+        var countBody: String
+        var order: String
+        var arguments: [DatabaseValue] = []
+
+        init(_ filter: MessageFilter, joiningBodies: Bool = false) throws {
+            guard (1...MessageFilter.maximumLimit).contains(filter.limit) else {
+                throw MessageStoreError.invalidFilter("limit is \(filter.limit); use 1...\(MessageFilter.maximumLimit)")
+            }
+            guard (0...MessageFilter.maximumOffset).contains(filter.offset) else {
+                throw MessageStoreError.invalidFilter("offset is \(filter.offset); use 0...\(MessageFilter.maximumOffset)")
+            }
+            for (name, value) in [("to", filter.to), ("from", filter.from), ("subject", filter.subject)] {
+                if let value, value.utf8.count > MessageFilter.maximumTextLength {
+                    throw MessageStoreError.invalidFilter("\(name) is \(value.utf8.count) bytes; the limit is "
+                        + "\(MessageFilter.maximumTextLength)")
+                }
+            }
+            var conditions: [String] = []
+            let search = try filter.query.flatMap { query -> FullTextQuery? in
+                query.allSatisfy(\.isWhitespace) ? nil : try FullTextQuery(query)
+            }
+            let driver: String
+            if let search {
+                // Drive by the full-text index. With a recipient too, the index first narrows to
+                // messages with the address's local part in the `recipients` column (every stored
+                // address is indexed there; the local part is far rarer than "example" or "com"),
+                // then the recipient table confirms the exact address.
+                driver = "message_search s"
+                body = "FROM message_search s CROSS JOIN messages m ON m.seq = s.rowid"
+                order = "s.rowid"
+                conditions.append("message_search MATCH ?")
+                var expression = search.expression
+                if let to = filter.to {
+                    let address = MessageFilter.normalizeAddress(to)
+                    let localPart = address.split(separator: "@", omittingEmptySubsequences: false).first ?? ""
+                    if let phrase = FullTextQuery.phrase(String(localPart), prefix: false)
+                        ?? FullTextQuery.phrase(address, prefix: false)
+                    {
+                        expression = "recipients : \(phrase) AND (\(expression))"
+                    }
+                    conditions.append("EXISTS (SELECT 1 FROM recipients r WHERE r.address = ? AND r.seq = s.rowid)")
+                    arguments += [.text(expression), .text(address)]
+                } else {
+                    arguments.append(.text(expression))
+                }
+            } else if let to = filter.to {
+                driver = "recipients r"
+                body = "FROM recipients r CROSS JOIN messages m ON m.seq = r.seq"
+                order = "r.seq"
+                conditions.append("r.address = ?")
+                arguments.append(.text(MessageFilter.normalizeAddress(to)))
+            } else {
+                driver = "messages m"
+                body = "FROM messages m"
+                order = "m.seq"
+            }
+            let driverConditionCount = conditions.count
+            if let from = filter.from {
+                conditions.append(#"(m.header_from LIKE ? ESCAPE '\' OR m.envelope_from LIKE ? ESCAPE '\')"#)
+                let pattern = Self.likePattern(from)
+                arguments += [.text(pattern), .text(pattern)]
+            }
+            if let subject = filter.subject {
+                conditions.append(#"m.subject LIKE ? ESCAPE '\'"#)
+                arguments.append(.text(Self.likePattern(subject)))
+            }
+            switch filter.after {
+            case .id(let id)?:
+                guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
+                conditions.append("m.id > ?")
+                arguments.append(.text(id))
+            case .time(let milliseconds)?:
+                conditions.append("m.received_at > ?")
+                arguments.append(.integer(milliseconds))
+            case nil:
+                break
+            }
+            if filter.requireCode { conditions.append("m.codes <> '[]'") }
+            countBody = conditions.count == driverConditionCount ? "FROM " + driver : body
+            if joiningBodies { body += " JOIN message_bodies b ON b.seq = m.seq" }
+            if !conditions.isEmpty {
+                let clause = " WHERE " + conditions.joined(separator: " AND ")
+                body += clause
+                countBody += clause
+            }
+        }
+
+        /// `%text%` with LIKE's wildcards in the text escaped.
+        static func likePattern(_ text: String) -> String {
+            var pattern = "%"
+            for character in text {
+                if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
+                pattern.append(character)
+            }
+            return pattern + "%"
+        }
+    }
+
+    // MARK: Schema
+
+    /// The schema, one migration per version. Never edit a released migration: add one.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("messages, bodies, recipients") { db in
+            try db.execute("""
+                CREATE TABLE messages (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    received_at INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    envelope_from TEXT NOT NULL,
+                    envelope_to TEXT NOT NULL,
+                    header_from TEXT,
+                    header_to TEXT NOT NULL,
+                    header_cc TEXT NOT NULL,
+                    subject TEXT,
+                    message_id TEXT,
+                    date TEXT,
+                    snippet TEXT NOT NULL,
+                    codes TEXT NOT NULL,
+                    attachments TEXT NOT NULL
+                );
+                CREATE INDEX messages_received_at ON messages (received_at);
+                CREATE TABLE message_bodies (
+                    seq INTEGER PRIMARY KEY REFERENCES messages (seq) ON DELETE CASCADE,
+                    text TEXT,
+                    html TEXT,
+                    links TEXT NOT NULL,
+                    raw BLOB NOT NULL
+                );
+                CREATE TABLE recipients (
+                    address TEXT NOT NULL,
+                    seq INTEGER NOT NULL REFERENCES messages (seq) ON DELETE CASCADE,
+                    PRIMARY KEY (address, seq)
+                ) WITHOUT ROWID;
+                CREATE INDEX recipients_seq ON recipients (seq);
+                """)
+        }
+        migrator.registerMigration("full-text search") { db in
+            func fields(_ table: String) -> String {
+                """
+                understudy_index_text(\(table).subject),
+                understudy_index_text(coalesce(\(table).header_from, '') || ' ' || \(table).envelope_from),
+                understudy_index_text(\(table).header_to || ' ' || \(table).header_cc || ' ' || \(table).envelope_to)
+                """
+            }
+            try db.execute("""
+                CREATE VIRTUAL TABLE message_search USING fts5 (
+                    subject, sender, recipients, body,
+                    content = '', tokenize = 'unicode61 remove_diacritics 2'
+                );
+                CREATE TRIGGER message_bodies_index AFTER INSERT ON message_bodies BEGIN
+                    INSERT INTO message_search (rowid, subject, sender, recipients, body)
+                    SELECT new.seq, \(fields("m")), understudy_index_text(new.text)
+                    FROM messages m WHERE m.seq = new.seq;
+                END;
+                CREATE TRIGGER messages_unindex BEFORE DELETE ON messages BEGIN
+                    INSERT INTO message_search (message_search, rowid, subject, sender, recipients, body)
+                    SELECT 'delete', old.seq, \(fields("old")),
+                           understudy_index_text(b.text)
+                    FROM message_bodies b WHERE b.seq = old.seq;
+                END;
+                INSERT INTO message_search (rowid, subject, sender, recipients, body)
+                SELECT m.seq, \(fields("m")), understudy_index_text(b.text)
+                FROM messages m JOIN message_bodies b ON b.seq = m.seq;
+                """)
+        }
+        return migrator
+    }()
+
+    /// `understudy_index_text(text)`: `FullTextQuery.indexText` as an SQL function for the triggers.
+    static func registerFunctions(_ db: Database) throws {
+        let handle = try db.handle()
+        let rc = sqlite3_create_function_v2(handle, "understudy_index_text", 1,
+                                            SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                            nil, indexTextFunction, nil, nil, nil)
+        guard rc == SQLITE_OK else {
+            throw DatabaseError.sqlite(rc, message: "cannot register understudy_index_text: "
+                + String(cString: sqlite3_errmsg(handle)))
+        }
+    }
+}
+
+private let indexTextFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+    context, count, values in
+    guard count == 1, let value = values?[0], sqlite3_value_type(value) != SQLITE_NULL else {
+        sqlite3_result_null(context)
+        return
+    }
+    let text = sqlite3_value_text(value)
+    let length = Int(sqlite3_value_bytes(value))
+    guard let text, length > 0 else {
+        sqlite3_result_value(context, value)
+        return
+    }
+    let bytes = UnsafeBufferPointer(start: text, count: length)
+    // CJK characters start at U+2E80, whose UTF-8 lead byte is 0xE2: text without such bytes
+    // (all ASCII and Latin mail) goes to the index untouched.
+    guard mayContainCJK(UnsafeRawBufferPointer(bytes)) else {
+        sqlite3_result_value(context, value)
+        return
+    }
+    var prepared = FullTextQuery.indexText(String(decoding: bytes, as: UTF8.self))
+    let transient = unsafeBitCast(CShims_sqlite_transient(), to: sqlite3_destructor_type.self)
+    prepared.withUTF8 { utf8 in
+        utf8.withMemoryRebound(to: CChar.self) { chars in
+            sqlite3_result_text64(context, chars.baseAddress, UInt64(chars.count), transient, UInt8(SQLITE_UTF8))
+        }
+    }
+}
+
+/// True when some byte is 0xE2 or above. Reads eight bytes at a time and looks closer only at
+/// words with a non-ASCII byte: this runs over every indexed text, so it must stay cheap.
+private func mayContainCJK(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let base = bytes.baseAddress else { return false }
+    let count = bytes.count
+    var offset = 0
+    while offset + 8 <= count {
+        let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        if word & 0x8080_8080_8080_8080 != 0 {
+            for index in offset..<(offset + 8) where base.load(fromByteOffset: index, as: UInt8.self) >= 0xE2 {
+                return true
+            }
+        }
+        offset += 8
+    }
+    while offset < count {
+        if base.load(fromByteOffset: offset, as: UInt8.self) >= 0xE2 { return true }
+        offset += 1
+    }
+    return false
+}

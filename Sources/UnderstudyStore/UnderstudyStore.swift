@@ -1,2 +1,0 @@
-// UnderstudyStore: placeholder until the module lands.
-enum UnderstudyStoreModule {}

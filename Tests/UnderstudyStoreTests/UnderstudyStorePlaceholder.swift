@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyStore
-
-@Test func UnderstudyStoreBuilds() {}
