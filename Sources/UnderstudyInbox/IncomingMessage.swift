@@ -34,20 +34,23 @@ public enum IncomingMessage {
          "size": JSONValue(part.size), "contentId": JSONValue(part.contentID), "inline": .bool(!part.isAttachment)]
     }
 
-    /// The start of the text with runs of white space folded to one space.
+    /// The start of the text with runs of white space folded to one space: at most `snippetLength`
+    /// characters, then "…" when there was more.
     static func snippet(_ text: String) -> String {
         var out = ""
         var count = 0
         var pendingSpace = false
         for ch in text {
             if ch.isWhitespace {
-                pendingSpace = !out.isEmpty
+                pendingSpace = count > 0
                 continue
             }
-            if pendingSpace { out.append(" "); count += 1; pendingSpace = false }
+            let needed = pendingSpace ? 2 : 1
+            if count + needed > snippetLength { return out + "…" }
+            if pendingSpace { out.append(" ") }
             out.append(ch)
-            count += 1
-            if count >= snippetLength { out.append("…"); break }
+            count += needed
+            pendingSpace = false
         }
         return out
     }

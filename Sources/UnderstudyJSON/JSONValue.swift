@@ -42,6 +42,12 @@ extension JSONValue {
         }
     }
 
+    /// The element at `index` of an array; nil for an index out of range or a value that is not an array.
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let items) = self, items.indices.contains(index) else { return nil }
+        return items[index]
+    }
+
     /// A short name of the value's type, for error messages ("expected a string, got a number").
     public var typeName: String {
         switch self {

@@ -56,6 +56,7 @@ import Glibc
     @Test func snippetIsBounded() {
         let s = IncomingMessage.snippet(String(repeating: "word ", count: 1000))
         #expect(s.count <= IncomingMessage.snippetLength + 1)
+        #expect(s.count >= IncomingMessage.snippetLength - 4)
         #expect(s.hasSuffix("…"))
     }
 
