@@ -95,15 +95,18 @@ public enum UnderstudyCLI {
     /// The setting flags (`--http`, `--apple-team-id`, ...) every server-side command accepts.
     static var settingOptions: [OptionSpec] {
         [OptionSpec("--config", "FILE", "Configuration file (JSON); default the embedded Config/understudy.json.")]
-            + Configuration.settings.map {
-                OptionSpec($0.flag, $0.kind == .boolean ? "BOOL" : "VALUE", "\($0.help) [\($0.environmentVariable)]")
+            + Configuration.settings.flatMap { spec in
+                [OptionSpec(spec.flag, spec.kind == .boolean ? "BOOL" : "VALUE", "\(spec.help) [\(spec.environmentVariable)]")]
+                    + (spec.alias.map { [OptionSpec($0, "VALUE", "Same as \(spec.flag).")] } ?? [])
             }
     }
 
     /// Loads the configuration from `--config`, the environment and the setting flags in `parsed`.
     static func configuration(_ parsed: ParsedArguments, environment: [String: String]) throws -> Configuration {
         var flags: [String: String] = [:]
-        for spec in Configuration.settings { if let v = parsed.value(spec.flag) { flags[spec.flag] = v } }
+        for spec in Configuration.settings {
+            for flag in [spec.flag] + (spec.alias.map { [$0] } ?? []) { if let v = parsed.value(flag) { flags[flag] = v } }
+        }
         return try Configuration.load(configFile: parsed.value("--config"), environment: environment, flags: flags)
     }
 }

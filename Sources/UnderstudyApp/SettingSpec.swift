@@ -11,11 +11,14 @@ struct SettingSpec: Sendable {
     let kind: Kind
     let nullable: Bool
     let help: String
+    /// A shorter flag that also sets it (`--max-messages` for `mail.maxMessages`).
+    let alias: String?
 
-    init(_ dotted: String, _ kind: Kind, nullable: Bool = false, _ help: String) {
+    init(_ dotted: String, _ kind: Kind, nullable: Bool = false, alias: String? = nil, _ help: String) {
         self.path = dotted.split(separator: ".").map(String.init)
         self.kind = kind
         self.nullable = nullable
+        self.alias = alias
         self.help = help
     }
 

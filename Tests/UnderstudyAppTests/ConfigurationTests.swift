@@ -40,6 +40,8 @@ func temporaryFile(_ name: String, _ contents: String) -> String {
         #expect(c.http == "127.0.0.1:3333")
         #expect(c.providers.apple.bundleIDs == ["a.b", "c.d"])
         #expect(c.providers.apple.shuffleKeys == false)
+        c = try Configuration.load(configFile: nil, environment: [:], flags: ["--max-messages": "42"])
+        #expect(c.mail.maxMessages == 42)
         // UNDERSTUDY_CONFIG names the file when --config does not.
         c = try Configuration.load(configFile: nil, environment: ["UNDERSTUDY_CONFIG": file], flags: [:])
         #expect(c.http == "127.0.0.1:1111")
