@@ -17,7 +17,9 @@ struct KeywordSet: Sendable {
     private let phrases: [UInt32: [Phrase]]
     private let longest: Int
 
-    init(_ words: [String]) {
+    /// - Parameter wordPrefixes: when true, phrases may end inside a word (`confirm` matches
+    ///   `confirmation`); they must still start at a word boundary.
+    init(_ words: [String], wordPrefixes: Bool = false) {
         var phrases: [UInt32: [Phrase]] = [:]
         var longest = 0
         for word in words {
@@ -25,7 +27,7 @@ struct KeywordSet: Sendable {
             guard let first = scalars.first, let last = scalars.last else { continue }
             longest = max(longest, scalars.count)
             phrases[first.value, default: []].append(
-                Phrase(scalars: scalars, leftBoundary: Self.isWordScalar(first), rightBoundary: Self.isWordScalar(last)))
+                Phrase(scalars: scalars, leftBoundary: Self.isWordScalar(first), rightBoundary: !wordPrefixes && Self.isWordScalar(last)))
         }
         // Longest first, so "code postal" wins over "code" at the same start.
         self.phrases = phrases.mapValues { $0.sorted { $0.scalars.count > $1.scalars.count } }

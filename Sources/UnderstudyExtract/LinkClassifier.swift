@@ -1,0 +1,141 @@
+/// Decides what a link is for from its URL, its anchor text and the words just before it.
+///
+/// Order of evidence: explicit parameters (`type=magiclink` in Supabase, `mode=resetPassword` in
+/// Firebase), then words in the URL path, then the anchor text, then the preceding text. Words
+/// only count for verify / sign-in / reset links when the URL carries something token-like, so a
+/// plain "Log in" link to a login page stays `other`.
+enum LinkClassifier {
+    static func classify(url: String, text: String?, context: [Unicode.Scalar]) -> LinkPurpose {
+        let parts = URLParts(url)
+        if let purpose = explicitPurpose(parts) { return purpose }
+        if let purpose = pathPurpose(parts) { return purpose }
+        let tokenish = parts.isTokenish
+        if let text {
+            let folded = text.unicodeScalars.map(TextDocument.fold)
+            if let purpose = textPurpose(folded, tokenish: tokenish) { return purpose }
+        }
+        if let purpose = textPurpose(context, tokenish: tokenish) { return purpose }
+        return .other
+    }
+
+    // MARK: URL
+
+    struct URLParts {
+        var path = ""
+        var query: [(name: String, value: String)] = []
+
+        init(_ url: String) {
+            var rest = Substring(url.lowercased())
+            if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+            if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+            let queryStart = rest.firstIndex(of: "?")
+            let beforeQuery = queryStart.map { rest[..<$0] } ?? rest
+            path = beforeQuery.firstIndex(of: "/").map { String(beforeQuery[$0...]) } ?? "/"
+            if let queryStart {
+                for pair in rest[rest.index(after: queryStart)...].split(separator: "&").prefix(64) {
+                    let kv = pair.split(separator: "=", maxSplits: 1)
+                    query.append((String(kv[0]), kv.count > 1 ? String(kv[1]) : ""))
+                }
+            }
+        }
+
+        func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
+
+        /// True when the URL carries something that looks like a one-time secret.
+        var isTokenish: Bool {
+            let secretNames: Set<String> = ["token", "code", "key", "otp", "t", "hash", "sig", "signature",
+                                            "oobcode", "token_hash", "confirmation_token", "jwt", "ticket", "k"]
+            for (name, value) in query where value.count >= 16 || (secretNames.contains(name) && value.count >= 6) {
+                return true
+            }
+            for segment in path.split(separator: "/") where segment.count >= 16 {
+                return true
+            }
+            return false
+        }
+    }
+
+    private static func explicitPurpose(_ parts: URLParts) -> LinkPurpose? {
+        // Supabase GoTrue `/auth/v1/verify?type=...` and `token_hash` links.
+        if let type = parts.value("type") {
+            switch type {
+            case "signup", "email", "email_change", "invite": return .verifyEmail
+            case "magiclink": return .magicLink
+            case "recovery": return .resetPassword
+            default: break
+            }
+        }
+        // Firebase Auth action links.
+        if let mode = parts.value("mode") {
+            switch mode {
+            case "verifyemail", "verifyandchangeemail": return .verifyEmail
+            case "signin": return .magicLink
+            case "resetpassword": return .resetPassword
+            default: break
+            }
+        }
+        return nil
+    }
+
+    private static func pathPurpose(_ parts: URLParts) -> LinkPurpose? {
+        let path = parts.path + " " + parts.query.map(\.name).joined(separator: " ")
+        func has(_ words: [String]) -> Bool { words.contains { path.contains($0) } }
+        if has(["unsubscribe", "unsub", "optout", "opt-out", "opt_out", "/preferences", "email-preferences",
+                "email_preferences", "list-manage"]) { return .unsubscribe }
+        if has(["magic-link", "magiclink", "magic_link", "/magic", "email-login", "login-link", "loginlink",
+                "passwordless"]) { return .magicLink }
+        if has(["reset", "forgot", "recover", "password", "passwort"]) { return .resetPassword }
+        if has(["verify", "verification", "confirm", "activate", "activation", "validate"]) { return .verifyEmail }
+        if parts.isTokenish, has(["login", "signin", "sign-in", "sign_in", "log-in", "/auth/"]) { return .magicLink }
+        return nil
+    }
+
+    // MARK: Words
+
+    private static let unsubscribeWords = KeywordSet([
+        "unsubscribe", "opt out", "opt-out", "email preferences", "manage preferences", "update your preferences",
+        "退订", "退訂", "取消订阅", "取消訂閱", "配信停止", "購読解除", "配信解除", "수신거부", "수신 거부",
+        "darse de baja", "darte de baja", "date de baja", "cancelar suscripción", "cancelar la suscripción",
+        "désabonner", "désinscrire", "désinscription", "abbestellen", "abmelden", "cancelar inscrição",
+        "descadastrar", "cancelar assinatura", "annulla iscrizione", "disiscriviti", "cancella iscrizione",
+        "afmelden", "uitschrijven", "отписаться", "отписк",
+    ], wordPrefixes: true)
+
+    private static let resetWords = KeywordSet([
+        "reset", "forgot", "recover", "change password", "new password", "set password", "choose a new password",
+        "重置", "找回密码", "重设密码", "忘记密码", "重設密碼", "忘記密碼", "再設定", "リセット", "비밀번호 재설정",
+        "비밀번호 변경", "재설정", "restablecer", "recuperar", "réinitialis", "mot de passe oublié",
+        "zurücksetzen", "passwort vergessen", "neues passwort", "redefinir", "reimposta", "password dimenticata",
+        "opnieuw instellen", "resetten", "wachtwoord herstellen", "сброс", "восстанов",
+    ], wordPrefixes: true)
+
+    private static let magicWords = KeywordSet([
+        "magic link", "sign in", "sign-in", "signin", "log in", "log-in", "login", "sign me in", "log me in",
+        "登录", "登入", "登錄", "ログイン", "로그인", "iniciar sesión", "inicia sesión", "acceder", "se connecter",
+        "connexion", "connectez", "anmelden", "einloggen", "entrar", "fazer login", "accedi", "accesso",
+        "inloggen", "log in", "войти", "вход",
+    ], wordPrefixes: true)
+
+    private static let verifyWords = KeywordSet([
+        "verif", "confirm", "activat", "activer", "activar", "activeer", "validat", "validez", "accept the invit",
+        "accept invit", "accept your invit", "验证", "驗證", "确认", "確認", "激活", "認証", "有効化", "인증", "확인",
+        "bestätig", "verifizier", "aktivier", "ativar", "conferma", "attiva", "bevestig", "подтверд", "активир",
+    ], wordPrefixes: true)
+
+    /// The purpose whose words appear last (nearest the link); unsubscribe wins without a token.
+    private static func textPurpose(_ text: [Unicode.Scalar], tokenish: Bool) -> LinkPurpose? {
+        let range = 0..<text.count
+        var best: (position: Int, purpose: LinkPurpose)?
+        let sets: [(KeywordSet, LinkPurpose)] = [
+            (unsubscribeWords, .unsubscribe), (resetWords, .resetPassword), (magicWords, .magicLink),
+            (verifyWords, .verifyEmail),
+        ]
+        for (words, purpose) in sets {
+            if purpose != .unsubscribe, !tokenish { continue }
+            if let last = words.matches(in: text, range).last, best.map({ last.start > $0.position }) ?? true {
+                best = (last.start, purpose)
+            }
+        }
+        return best?.purpose
+    }
+}
