@@ -97,3 +97,12 @@ enum CodeKeywords {
         "rs.", "rs",
     ])
 }
+
+extension CodeKeywords {
+    /// Words of a marketing line: a code on the same line is a promotion, not a one-time code.
+    static let promotional = KeywordSet([
+        "% off", "off your", "off on", "off all", "off everything", "checkout", "promo", "coupon", "voucher",
+        "discount", "sale", "shop now", "free shipping", "gutschein", "rabatt", "descuento", "cupón", "réduction",
+        "remise", "sconto", "korting", "скидк", "промокод", "优惠", "折扣", "割引", "クーポン", "할인", "쿠폰",
+    ], wordPrefixes: true)
+}

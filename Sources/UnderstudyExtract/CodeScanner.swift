@@ -245,6 +245,9 @@ struct CodeScanner {
         if let match = announcing(afterRange).first {
             best = max(best, 50 - min(25, (match.start - end) / 3))
         }
+        // A code on a marketing line ("Use code SAVE20 for 20% off") is a promotion.
+        let lineWindow = max(lineStart, start - 200)..<min(lineEnd, end + 200)
+        if !CodeKeywords.promotional.matches(in: folded, lineWindow).isEmpty { return nil }
         let negativeBefore = negatives.filter { $0.end <= start }.map { start - $0.end }.min()
         let negativeAfter = negatives.filter { $0.start >= end }.map { $0.start - end }.min()
         if let negative = negativeBefore {

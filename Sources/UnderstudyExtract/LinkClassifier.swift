@@ -45,13 +45,24 @@ enum LinkClassifier {
         var isTokenish: Bool {
             let secretNames: Set<String> = ["token", "code", "key", "otp", "t", "hash", "sig", "signature",
                                             "oobcode", "token_hash", "confirmation_token", "jwt", "ticket", "k"]
-            for (name, value) in query where value.count >= 16 || (secretNames.contains(name) && value.count >= 6) {
+            for (name, value) in query where secretNames.contains(name) ? value.count >= 6 : Self.isSecret(value) {
                 return true
             }
-            for segment in path.split(separator: "/") where segment.count >= 16 {
-                return true
+            return path.split(separator: "/").contains { Self.isSecret($0) }
+        }
+
+        /// At least 16 characters mixing letters and digits, and not a URL or a hyphenated slug
+        /// such as `keeping-your-account-secure-2026`.
+        static func isSecret(_ s: some StringProtocol) -> Bool {
+            guard s.utf8.count >= 16, !s.contains("%2f"), !s.contains("/") else { return false }
+            var letters = 0, digits = 0
+            for byte in s.utf8 {
+                if (0x30...0x39).contains(byte) { digits += 1 } else if (0x61...0x7A).contains(byte) { letters += 1 }
             }
-            return false
+            guard letters > 0, digits > 0 else { return false }
+            let words = s.split(separator: "-")
+            let sluglike = words.count >= 3 && words.allSatisfy { word in word.utf8.count < 12 }
+            return !sluglike
         }
     }
 
