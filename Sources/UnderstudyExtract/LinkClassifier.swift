@@ -21,6 +21,7 @@ enum LinkClassifier {
     // MARK: URL
 
     struct URLParts {
+        var host = ""
         var path = ""
         var query: [(name: String, value: String)] = []
 
@@ -30,7 +31,9 @@ enum LinkClassifier {
             if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
             let queryStart = rest.firstIndex(of: "?")
             let beforeQuery = queryStart.map { rest[..<$0] } ?? rest
-            path = beforeQuery.firstIndex(of: "/").map { String(beforeQuery[$0...]) } ?? "/"
+            let slash = beforeQuery.firstIndex(of: "/")
+            host = String(slash.map { beforeQuery[..<$0] } ?? beforeQuery)
+            path = slash.map { String(beforeQuery[$0...]) } ?? "/"
             if let queryStart {
                 for pair in rest[rest.index(after: queryStart)...].split(separator: "&").prefix(64) {
                     let kv = pair.split(separator: "=", maxSplits: 1)
@@ -92,7 +95,7 @@ enum LinkClassifier {
         let path = parts.path + " " + parts.query.map(\.name).joined(separator: " ")
         func has(_ words: [String]) -> Bool { words.contains { path.contains($0) } }
         if has(["unsubscribe", "unsub", "optout", "opt-out", "opt_out", "/preferences", "email-preferences",
-                "email_preferences", "list-manage"]) { return .unsubscribe }
+                "email_preferences"]) || parts.host.contains("list-manage.") { return .unsubscribe }
         if has(["magic-link", "magiclink", "magic_link", "/magic", "email-login", "login-link", "loginlink",
                 "passwordless"]) { return .magicLink }
         if has(["reset", "forgot", "recover", "password", "passwort"]) { return .resetPassword }
