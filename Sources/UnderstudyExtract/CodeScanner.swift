@@ -150,18 +150,20 @@ struct CodeScanner {
 
     private func consider(_ start: Int, _ end: Int, numeric: Bool, atoms: [Atom],
                           into candidates: inout [Candidate]) {
-        var value = ""
-        for atom in atoms { value += digits(atom.start, atom.end) }
-        let length = value.unicodeScalars.count
+        let length = atoms.reduce(0) { $0 + $1.length }
         guard (4...8).contains(length) else { return }
         if numeric {
             guard atoms.allSatisfy(\.isDigits) else { return }
-            let number = Int(value) ?? 0
-            if length == 4, isYear(number) { return }
-            if length == 8, isCompactDate(value) { return }
         } else {
             guard atoms.allSatisfy(\.isUpperish), atoms.contains(where: \.hasDigit),
                   atoms.contains(where: \.hasUpper) else { return }
+        }
+        var value = ""
+        for atom in atoms { value += digits(atom.start, atom.end) }
+        if numeric {
+            let number = Int(value) ?? 0
+            if length == 4, isYear(number) { return }
+            if length == 8, isCompactDate(value) { return }
         }
         guard !hasNegativeSurroundings(start, end) else { return }
         guard let score = score(start, end, length: length, numeric: numeric) else { return }
@@ -184,9 +186,11 @@ struct CodeScanner {
                 if c == "/" { slashes += 1 }
             }
             if slashes > 0 { return true }
-            if right - left > 4 {
-                let run = document.foldedString(left..<right)
-                if run.contains("www.") { return true }
+            var i = left
+            while i + 4 <= right {
+                if document.folded[i] == "w", document.folded[i + 1] == "w", document.folded[i + 2] == "w",
+                   document.folded[i + 3] == "." { return true }
+                i += 1
             }
         }
         // A currency or number sign right before, a currency or percent sign right after.
@@ -245,9 +249,6 @@ struct CodeScanner {
         if let match = announcing(afterRange).first {
             best = max(best, 50 - min(25, (match.start - end) / 3))
         }
-        // A code on a marketing line ("Use code SAVE20 for 20% off") is a promotion.
-        let lineWindow = max(lineStart, start - 200)..<min(lineEnd, end + 200)
-        if !CodeKeywords.promotional.matches(in: folded, lineWindow).isEmpty { return nil }
         let negativeBefore = negatives.filter { $0.end <= start }.map { start - $0.end }.min()
         let negativeAfter = negatives.filter { $0.start >= end }.map { $0.start - end }.min()
         if let negative = negativeBefore {
@@ -284,6 +285,10 @@ struct CodeScanner {
             }
         }
 
+        // A code on a marketing line ("Use code SAVE20 for 20% off") is a promotion.
+        let lineWindow = max(lineStart, start - 200)..<min(lineEnd, end + 200)
+        if !CodeKeywords.promotional.matches(in: folded, lineWindow).isEmpty { return nil }
+
         if best == 0 {
             // Unannounced: only a standalone or emphasised 6-digit number in a short message.
             guard numeric, length == 6, standalone || emphasised,
@@ -313,9 +318,7 @@ struct CodeScanner {
     // MARK: Helpers
 
     private func digits(_ start: Int, _ end: Int) -> String {
-        var s = String.UnicodeScalarView()
-        for i in start..<end { s.append(document.narrow(i)) }
-        return String(s)
+        TextDocument.makeString((start..<end).lazy.map { document.narrow($0) })
     }
 
     private func isAlnum(_ c: Unicode.Scalar) -> Bool {

@@ -35,14 +35,14 @@ public enum Extractor {
             }
             found.sort { $0.position < $1.position }
             for link in found {
-                links.add(url: link.url, text: link.text, context: context(parsed.document, before: link.position))
+                links.add(url: link.url, text: link.text) { context(parsed.document, before: link.position) }
             }
         }
         if let text, !text.isEmpty {
             let document = TextDocument(plainText: text)
             add(CodeScanner(document).scan(), from: .text)
             for bare in URLScanner.scan(document, skippingAnchors: false) {
-                links.add(url: bare.url, text: nil, context: context(document, before: bare.position))
+                links.add(url: bare.url, text: nil) { context(document, before: bare.position) }
             }
         }
 
@@ -75,31 +75,41 @@ private struct LinkList {
     private var index: [String: Int] = [:]
     static let maximumLinks = 500
 
-    mutating func add(url rawURL: String, text: String?, context: [Unicode.Scalar]) {
+    mutating func add(url rawURL: String, text: String?, context: () -> [Unicode.Scalar]) {
         guard let url = Self.acceptable(rawURL) else { return }
-        let purpose = LinkClassifier.classify(url: url, text: text, context: context)
         if let existing = index[url] {
             if links[existing].text == nil, let text { links[existing].text = text }
-            if links[existing].purpose == .other { links[existing].purpose = purpose }
+            if links[existing].purpose == .other {
+                links[existing].purpose = LinkClassifier.classify(url: url, text: text, context: context)
+            }
             return
         }
         guard links.count < Self.maximumLinks else { return }
         index[url] = links.count
-        links.append(ExtractedLink(url: url, text: text, purpose: purpose))
+        links.append(ExtractedLink(url: url, text: text, purpose: LinkClassifier.classify(url: url, text: text, context: context)))
     }
 
-    private static let resourceExtensions = [
-        ".png", ".gif", ".jpg", ".jpeg", ".webp", ".svg", ".ico", ".bmp", ".css", ".js", ".woff", ".woff2", ".ttf",
-    ]
+    private static let resourceExtensions: [[UInt8]] = [
+        "png", "gif", "jpg", "jpeg", "webp", "svg", "ico", "bmp", "css", "js", "woff", "woff2", "ttf",
+    ].map { Array($0.utf8) }
 
     /// http(s) URLs only, without images, stylesheets and other page resources.
     private static func acceptable(_ url: String) -> String? {
-        let lower = url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), url.utf8.count > 8,
-              url.utf8.count <= URLScanner.maximumLength else { return nil }
-        var path = Substring(lower)
-        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
-        if resourceExtensions.contains(where: { path.hasSuffix($0) }) { return nil }
+        let bytes = Array(url.utf8.prefix(URLScanner.maximumLength + 1))
+        guard bytes.count > 8, bytes.count <= URLScanner.maximumLength else { return nil }
+        func lower(_ i: Int) -> UInt8 { (0x41...0x5A).contains(bytes[i]) ? bytes[i] | 0x20 : bytes[i] }
+        let https = Array("https://".utf8), http = Array("http://".utf8)
+        let isHTTPS = (0..<8).allSatisfy { lower($0) == https[$0] }
+        let isHTTP = (0..<7).allSatisfy { lower($0) == http[$0] }
+        guard isHTTPS || isHTTP else { return nil }
+        // The extension of the last path segment, before any query or fragment.
+        let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        var dot = end - 1
+        while dot > 0, bytes[dot] != UInt8(ascii: "."), bytes[dot] != UInt8(ascii: "/"), end - dot <= 6 { dot -= 1 }
+        if dot > 0, bytes[dot] == UInt8(ascii: "."), end - dot - 1 >= 2 {
+            let ext = (dot + 1..<end).map(lower)
+            if resourceExtensions.contains(ext) { return nil }
+        }
         return url
     }
 }

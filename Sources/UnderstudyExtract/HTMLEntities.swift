@@ -26,13 +26,14 @@ enum HTMLEntities {
             if value >= 0x80, value <= 0x9F { return (windows1252[Int(value - 0x80)], i) }
             return (Unicode.Scalar(value) ?? "\u{FFFD}", i)
         }
-        var name = ""
-        while i < input.count, name.unicodeScalars.count < 10,
-              input[i].isASCII, input[i].properties.isAlphabetic || ("0"..."9").contains(input[i]) {
-            name.unicodeScalars.append(input[i])
+        let nameStart = i
+        while i < input.count, i - nameStart < 10, ("a"..."z").contains(input[i]) || ("A"..."Z").contains(input[i])
+                || ("0"..."9").contains(input[i]) {
             i += 1
         }
-        guard !name.isEmpty, let scalar = named[name] ?? named[name.lowercased()] else { return nil }
+        guard i > nameStart else { return nil }
+        let name = TextDocument.makeString(input[nameStart..<i])
+        guard let scalar = named[name] ?? named[name.lowercased()] else { return nil }
         if i < input.count, input[i] == ";" { i += 1 }
         return (scalar, i)
     }
@@ -40,7 +41,9 @@ enum HTMLEntities {
     /// Decodes every reference in `text` (used for attribute values such as `href`).
     static func decode(_ text: some Sequence<Unicode.Scalar>) -> String {
         let input = Array(text)
-        var output = String.UnicodeScalarView()
+        guard input.contains("&") else { return TextDocument.makeString(input) }
+        var output: [Unicode.Scalar] = []
+        output.reserveCapacity(input.count)
         var i = 0
         while i < input.count {
             if input[i] == "&", let (scalar, next) = decode(input, at: i) {
@@ -51,7 +54,7 @@ enum HTMLEntities {
                 i += 1
             }
         }
-        return String(output)
+        return TextDocument.makeString(output)
     }
 
     private static func digitValue(_ scalar: Unicode.Scalar, hex: Bool) -> UInt32? {

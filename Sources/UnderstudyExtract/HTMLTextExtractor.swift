@@ -160,12 +160,12 @@ enum HTMLTextExtractor {
             tag.closing = true
             i += 1
         }
-        var name = String.UnicodeScalarView()
+        var name: [Unicode.Scalar] = []
         while i < n, name.count < 32, isASCIILetter(input[i]) || ("0"..."9").contains(input[i]) || input[i] == "-" {
             name.append(TextDocument.fold(input[i]))
             i += 1
         }
-        tag.name = String(name)
+        tag.name = TextDocument.makeString(name)
         var attributes = 0
         while i < n {
             let c = input[i]
@@ -183,7 +183,7 @@ enum HTMLTextExtractor {
                 continue
             }
             // Attribute name.
-            var attributeName = String.UnicodeScalarView()
+            var attributeName: [Unicode.Scalar] = []
             while i < n, !isSpace(input[i]), input[i] != "=", input[i] != ">", input[i] != "/" || attributeName.isEmpty {
                 if attributeName.count < 32 { attributeName.append(TextDocument.fold(input[i])) }
                 i += 1
@@ -208,9 +208,9 @@ enum HTMLTextExtractor {
             }
             attributes += 1
             if attributes > 64 { continue }
-            switch String(attributeName) {
+            switch TextDocument.makeString(attributeName) {
             case "href": tag.href = trimmed(HTMLEntities.decode(value))
-            case "style": tag.style = String(String.UnicodeScalarView(value.map(TextDocument.fold)))
+            case "style": tag.style = TextDocument.makeString(value.map(TextDocument.fold))
             case "alt": tag.alt = HTMLEntities.decode(value)
             case "size": tag.fontSize = Int(String(String.UnicodeScalarView(value)).filter(\.isNumber).prefix(3))
             default: break
@@ -315,7 +315,7 @@ enum HTMLTextExtractor {
 
     /// Whitespace (including line breaks) collapsed to single spaces, trimmed.
     static func collapse(_ s: String) -> String {
-        var output = String.UnicodeScalarView()
+        var output: [Unicode.Scalar] = []
         var space = false
         for scalar in s.unicodeScalars {
             if scalar.properties.isWhitespace {
@@ -326,7 +326,7 @@ enum HTMLTextExtractor {
                 output.append(scalar)
             }
         }
-        return String(output)
+        return TextDocument.makeString(output)
     }
 }
 

@@ -14,7 +14,9 @@ struct KeywordSet: Sendable {
         var rightBoundary: Bool
     }
 
-    private let phrases: [UInt32: [Phrase]]
+    /// Phrases by first scalar: a direct table for ASCII, a dictionary for the rest.
+    private let ascii: [[Phrase]]
+    private let others: [UInt32: [Phrase]]
     private let longest: Int
 
     /// - Parameter wordPrefixes: when true, phrases may end inside a word (`confirm` matches
@@ -30,7 +32,9 @@ struct KeywordSet: Sendable {
                 Phrase(scalars: scalars, leftBoundary: Self.isWordScalar(first), rightBoundary: !wordPrefixes && Self.isWordScalar(last)))
         }
         // Longest first, so "code postal" wins over "code" at the same start.
-        self.phrases = phrases.mapValues { $0.sorted { $0.scalars.count > $1.scalars.count } }
+        let sorted = phrases.mapValues { $0.sorted { $0.scalars.count > $1.scalars.count } }
+        self.ascii = (0..<128).map { sorted[UInt32($0)] ?? [] }
+        self.others = sorted.filter { $0.key >= 128 }
         self.longest = longest
     }
 
@@ -40,11 +44,11 @@ struct KeywordSet: Sendable {
         var i = max(range.lowerBound, 0)
         let upper = min(range.upperBound, text.count)
         while i < upper {
-            if let candidates = phrases[text[i].value] {
-                for phrase in candidates where matches(phrase, in: text, at: i, limit: upper) {
-                    found.append(Match(start: i, end: i + phrase.scalars.count))
-                    break
-                }
+            let value = text[i].value
+            let candidates = value < 128 ? ascii[Int(value)] : (others.isEmpty ? [] : others[value] ?? [])
+            for phrase in candidates where matches(phrase, in: text, at: i, limit: upper) {
+                found.append(Match(start: i, end: i + phrase.scalars.count))
+                break
             }
             i += 1
         }

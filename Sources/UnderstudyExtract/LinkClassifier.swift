@@ -6,6 +6,12 @@
 /// plain "Log in" link to a login page stays `other`.
 enum LinkClassifier {
     static func classify(url: String, text: String?, context: [Unicode.Scalar]) -> LinkPurpose {
+        classify(url: url, text: text) { context }
+    }
+
+    /// - Parameter context: the folded text before the link; only computed when URL and anchor
+    ///   text say nothing.
+    static func classify(url: String, text: String?, context: () -> [Unicode.Scalar]) -> LinkPurpose {
         let parts = URLParts(url)
         if let purpose = explicitPurpose(parts) { return purpose }
         if let purpose = pathPurpose(parts) { return purpose }
@@ -14,7 +20,7 @@ enum LinkClassifier {
             let folded = text.unicodeScalars.map(TextDocument.fold)
             if let purpose = textPurpose(folded, tokenish: tokenish) { return purpose }
         }
-        if let purpose = textPurpose(context, tokenish: tokenish) { return purpose }
+        if let purpose = textPurpose(context(), tokenish: tokenish) { return purpose }
         return .other
     }
 
@@ -26,29 +32,37 @@ enum LinkClassifier {
         var query: [(name: String, value: String)] = []
 
         init(_ url: String) {
-            var rest = Substring(url.lowercased())
-            if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
-            if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-            let queryStart = rest.firstIndex(of: "?")
-            let beforeQuery = queryStart.map { rest[..<$0] } ?? rest
-            let slash = beforeQuery.firstIndex(of: "/")
-            host = String(slash.map { beforeQuery[..<$0] } ?? beforeQuery)
-            path = slash.map { String(beforeQuery[$0...]) } ?? "/"
-            if let queryStart {
-                for pair in rest[rest.index(after: queryStart)...].split(separator: "&").prefix(64) {
-                    let kv = pair.split(separator: "=", maxSplits: 1)
-                    query.append((String(kv[0]), kv.count > 1 ? String(kv[1]) : ""))
+            // Lowercase ASCII bytes; everything after the scheme, up to the fragment.
+            var bytes = url.utf8.prefix(URLScanner.maximumLength).map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+            if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { bytes.removeSubrange(hash...) }
+            var start = 0
+            if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,
+               bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/") {
+                start = colon + 3
+            }
+            let queryStart = bytes[start...].firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+            let slash = bytes[start..<queryStart].firstIndex(of: UInt8(ascii: "/")) ?? queryStart
+            host = String(decoding: bytes[start..<slash], as: UTF8.self)
+            path = slash < queryStart ? String(decoding: bytes[slash..<queryStart], as: UTF8.self) : "/"
+            if queryStart < bytes.count {
+                for pair in bytes[(queryStart + 1)...].split(separator: UInt8(ascii: "&")).prefix(64) {
+                    let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+                    let value = equals < pair.endIndex ? pair[(equals + 1)...] : []
+                    query.append((String(decoding: pair[..<equals], as: UTF8.self), String(decoding: value, as: UTF8.self)))
                 }
             }
         }
 
         func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
 
+        private static let secretNames: Set<String> = [
+            "token", "code", "key", "otp", "t", "hash", "sig", "signature", "oobcode", "token_hash",
+            "confirmation_token", "jwt", "ticket", "k",
+        ]
+
         /// True when the URL carries something that looks like a one-time secret.
         var isTokenish: Bool {
-            let secretNames: Set<String> = ["token", "code", "key", "otp", "t", "hash", "sig", "signature",
-                                            "oobcode", "token_hash", "confirmation_token", "jwt", "ticket", "k"]
-            for (name, value) in query where secretNames.contains(name) ? value.count >= 6 : Self.isSecret(value) {
+            for (name, value) in query where Self.secretNames.contains(name) ? value.count >= 6 : Self.isSecret(value) {
                 return true
             }
             return path.split(separator: "/").contains { Self.isSecret($0) }
@@ -92,16 +106,34 @@ enum LinkClassifier {
     }
 
     private static func pathPurpose(_ parts: URLParts) -> LinkPurpose? {
-        let path = parts.path + " " + parts.query.map(\.name).joined(separator: " ")
-        func has(_ words: [String]) -> Bool { words.contains { path.contains($0) } }
-        if has(["unsubscribe", "unsub", "optout", "opt-out", "opt_out", "/preferences", "email-preferences",
-                "email_preferences"]) || parts.host.contains("list-manage.") { return .unsubscribe }
-        if has(["magic-link", "magiclink", "magic_link", "/magic", "email-login", "login-link", "loginlink",
-                "passwordless"]) { return .magicLink }
-        if has(["reset", "forgot", "recover", "password", "passwort"]) { return .resetPassword }
-        if has(["verify", "verification", "confirm", "activate", "activation", "validate"]) { return .verifyEmail }
-        if parts.isTokenish, has(["login", "signin", "sign-in", "sign_in", "log-in", "/auth/"]) { return .magicLink }
+        var bytes = Array(parts.path.utf8)
+        for (name, _) in parts.query {
+            bytes.append(0x20)
+            bytes.append(contentsOf: name.utf8)
+        }
+        func has(_ words: [[UInt8]]) -> Bool { words.contains { bytes.containsBytes($0) } }
+        if has(PathWords.unsubscribe) || parts.host.utf8.count > 13 && Array(parts.host.utf8).containsBytes(PathWords.listManage) {
+            return .unsubscribe
+        }
+        if has(PathWords.magic) { return .magicLink }
+        if has(PathWords.reset) { return .resetPassword }
+        if has(PathWords.verify) { return .verifyEmail }
+        if parts.isTokenish, has(PathWords.login) { return .magicLink }
         return nil
+    }
+
+    /// Lowercase words looked for in URL paths and query parameter names, as bytes.
+    private enum PathWords {
+        static let unsubscribe = bytes(["unsubscribe", "unsub", "optout", "opt-out", "opt_out", "/preferences",
+                                        "email-preferences", "email_preferences"])
+        static let listManage = Array("list-manage.".utf8)
+        static let magic = bytes(["magic-link", "magiclink", "magic_link", "/magic", "email-login", "login-link",
+                                  "loginlink", "passwordless"])
+        static let reset = bytes(["reset", "forgot", "recover", "password", "passwort"])
+        static let verify = bytes(["verify", "verification", "confirm", "activate", "activation", "validate"])
+        static let login = bytes(["login", "signin", "sign-in", "sign_in", "log-in", "/auth/"])
+
+        private static func bytes(_ words: [String]) -> [[UInt8]] { words.map { Array($0.utf8) } }
     }
 
     // MARK: Words
@@ -151,5 +183,23 @@ enum LinkClassifier {
             }
         }
         return best?.purpose
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Plain substring search; needles here are a few bytes long and haystacks a URL.
+    func containsBytes(_ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, count >= needle.count else { return false }
+        var i = 0
+        let last = count - needle.count
+        while i <= last {
+            if self[i] == first {
+                var k = 1
+                while k < needle.count, self[i + k] == needle[k] { k += 1 }
+                if k == needle.count { return true }
+            }
+            i += 1
+        }
+        return false
     }
 }

@@ -120,14 +120,20 @@ struct TextDocument {
     }
 
     func string(_ range: Range<Int>) -> String {
-        var result = String.UnicodeScalarView()
-        result.append(contentsOf: scalars[range])
-        return String(result)
+        Self.makeString(scalars[range])
     }
 
-    func foldedString(_ range: Range<Int>) -> String {
-        var result = String.UnicodeScalarView()
-        result.append(contentsOf: folded[range])
-        return String(result)
+    /// Builds a String from scalars through UTF-8 (much faster than appending to a scalar view).
+    static func makeString(_ scalars: some Collection<Unicode.Scalar>) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(scalars.count)
+        for scalar in scalars {
+            if scalar.value < 0x80 {
+                bytes.append(UInt8(scalar.value))
+            } else {
+                UTF8.encode(scalar) { bytes.append($0) }
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
