@@ -136,9 +136,7 @@ struct CodeScanner {
 
     private func looksLikeDate(_ group: [Atom]) -> Bool {
         let numbers = group.map { Int(digits($0.start, $0.end)) ?? 0 }
-        if group.contains(where: { $0.length == 4 && isYear(numbers[group.firstIndex(where: { $0.length == 4 })!]) }) {
-            return true
-        }
+        if zip(group, numbers).contains(where: { $0.length == 4 && isYear($1) }) { return true }
         if numbers.count == 3, group.allSatisfy({ $0.length == 2 }) {
             let (a, b) = (numbers[0], numbers[1])
             return (1...31).contains(a) && (1...12).contains(b) || (1...12).contains(a) && (1...31).contains(b)
@@ -235,7 +233,6 @@ struct CodeScanner {
         func announcing(_ range: Range<Int>) -> [KeywordSet.Match] {
             CodeKeywords.announcing.matches(in: folded, range).filter { match in
                 !negatives.contains { $0.start < match.end && match.start < $0.end }
-                    && match.end <= range.upperBound + 0
             }
         }
 

@@ -36,7 +36,7 @@ enum HTMLTextExtractor {
             input.append(scalar)
         }
 
-        var document = TextDocument()
+        var document = TextDocument(expectedCount: input.count / 2)
         var anchors: [HTMLAnchor] = []
         var stack: [OpenElement] = []
         var emphasisDepth = 0

@@ -46,7 +46,7 @@ struct KeywordSet: Sendable {
         while i < upper {
             let value = text[i].value
             let candidates = value < 128 ? ascii[Int(value)] : (others.isEmpty ? [] : others[value] ?? [])
-            for phrase in candidates where matches(phrase, in: text, at: i, limit: upper) {
+            for phrase in candidates where matches(phrase, in: text, at: i) {
                 found.append(Match(start: i, end: i + phrase.scalars.count))
                 break
             }
@@ -55,7 +55,7 @@ struct KeywordSet: Sendable {
         return found
     }
 
-    private func matches(_ phrase: Phrase, in text: [Unicode.Scalar], at start: Int, limit: Int) -> Bool {
+    private func matches(_ phrase: Phrase, in text: [Unicode.Scalar], at start: Int) -> Bool {
         let end = start + phrase.scalars.count
         guard end <= text.count else { return false }
         if phrase.leftBoundary, start > 0, Self.isWordScalar(text[start - 1]) { return false }

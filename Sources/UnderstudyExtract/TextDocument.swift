@@ -19,15 +19,16 @@ struct TextDocument {
     var count: Int { scalars.count }
     var isFull: Bool { scalars.count >= Self.maximumScalars }
 
-    init() {
-        scalars.reserveCapacity(1024)
-        folded.reserveCapacity(1024)
-        flags.reserveCapacity(1024)
+    init(expectedCount: Int = 1024) {
+        let capacity = min(max(expectedCount, 64), Self.maximumScalars)
+        scalars.reserveCapacity(capacity)
+        folded.reserveCapacity(capacity)
+        flags.reserveCapacity(capacity)
     }
 
     /// Builds a document from plain text, keeping its line structure.
     init(plainText: String) {
-        self.init()
+        self.init(expectedCount: plainText.utf8.count)
         for scalar in plainText.unicodeScalars {
             if isFull { break }
             append(scalar, flags: 0)
