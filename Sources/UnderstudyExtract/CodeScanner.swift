@@ -37,7 +37,7 @@ struct CodeScanner {
             var group = [atoms[k]]
             var separators: [Unicode.Scalar] = []
             var numeric: Bool? = nil
-            while k + group.count < atoms.count, group.count < 6 {
+            while k + group.count < atoms.count, group.count < 8 {
                 let last = group[group.count - 1]
                 let next = atoms[k + group.count]
                 guard let separator = joinSeparator(from: last.end, to: next.start) else { break }
@@ -113,7 +113,9 @@ struct CodeScanner {
             // Times, dates, decimals, prices and phone numbers.
             if separators.contains(where: { ":/.,(+".unicodeScalars.contains($0) }) { return }
             if total > 8 { return }
-            if equal, (2...4).contains(lengths[0]), (4...8).contains(total), !looksLikeDate(group) {
+            // One digit per box ("5 8 3 9 2 0", digits in separate table cells) or even groups.
+            let boxes = lengths[0] == 1 && separators.allSatisfy { $0 == " " }
+            if equal, (2...4).contains(lengths[0]) || boxes, (4...8).contains(total), !looksLikeDate(group) {
                 consider(group[0].start, group[group.count - 1].end, numeric: true, atoms: group, into: &candidates)
                 return
             }

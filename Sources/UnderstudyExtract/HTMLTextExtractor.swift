@@ -286,10 +286,11 @@ enum HTMLTextExtractor {
 
     private static let blockElements: Set<String> = [
         "p", "div", "tr", "table", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre",
-        "section", "article", "header", "footer", "center", "td", "th", "dd", "dt", "dl", "form", "address",
+        "section", "article", "header", "footer", "center", "dd", "dt", "dl", "form", "address",
         "main", "nav", "aside", "figure", "figcaption", "caption", "body", "html", "tbody", "thead", "tfoot",
     ]
-    private static let cellElements: Set<String> = ["span", "label", "button", "a"]
+    /// Cells of one table row stay on one line, so a label and its value read together.
+    private static let cellElements: Set<String> = ["span", "label", "button", "a", "td", "th"]
     private static let emphasisElements: Set<String> = [
         "strong", "b", "code", "kbd", "samp", "tt", "pre", "h1", "h2", "h3", "big", "mark",
     ]

@@ -152,6 +152,7 @@ import Testing
         ("Verification code: D2KQ 7XHP", "D2KQ7XHP", "D2KQ 7XHP"),
         ("Verification code: 4821 9934", "48219934", "4821 9934"),
         ("G-742019 is your Google verification code.", "742019", "742019"),
+        ("Your code: 5 8 3 9 2 0", "583920", "5 8 3 9 2 0"),
     ])
     func groupedCodesLoseTheirSeparators(_ line: String, _ value: String, _ raw: String) {
         let best = Extractor.extract(subject: nil, text: line, html: nil).bestCode
