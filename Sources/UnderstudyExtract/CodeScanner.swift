@@ -62,25 +62,37 @@ struct CodeScanner {
 
     private func collectAtoms() -> [Atom] {
         var atoms: [Atom] = []
+        let scalars = document.scalars
+        let n = scalars.count
+        // Digits and letters as ASCII values (fullwidth forms narrowed); 0 for anything else.
+        @inline(__always) func ascii(_ i: Int) -> UInt32 {
+            let v = scalars[i].value
+            if v < 0x80 { return v }
+            switch v {
+            case 0xFF10...0xFF19: return v - 0xFF10 + 0x30
+            case 0xFF21...0xFF3A: return v - 0xFF21 + 0x41
+            case 0xFF41...0xFF5A: return v - 0xFF41 + 0x61
+            default: return 0
+            }
+        }
         var i = 0
-        let n = document.count
         while i < n {
-            let c = document.narrow(i)
-            guard c.isASCII, isAlnum(c) else {
+            var c = ascii(i)
+            guard (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) else {
                 i += 1
                 continue
             }
             var atom = Atom(start: i, end: i)
-            while i < n {
-                let d = document.narrow(i)
-                guard d.isASCII, isAlnum(d) else { break }
-                if ("0"..."9").contains(d) { atom.hasDigit = true }
-                else if ("A"..."Z").contains(d) { atom.hasUpper = true }
-                else { atom.hasLower = true }
+            while true {
+                if c <= 0x39 { atom.hasDigit = true } else if c <= 0x5A { atom.hasUpper = true } else { atom.hasLower = true }
                 i += 1
+                guard i < n else { break }
+                c = ascii(i)
+                guard (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) else { break }
             }
             atom.end = i
-            atoms.append(atom)
+            // Runs of letters only are never codes and never join codes; skip them early.
+            if atom.hasDigit || atom.length <= 4 { atoms.append(atom) }
         }
         return atoms
     }

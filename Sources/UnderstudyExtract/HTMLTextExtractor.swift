@@ -114,7 +114,7 @@ enum HTMLTextExtractor {
                     if !tag.selfClosing, !voidElements.contains(tag.name), stack.count < maximumDepth {
                         let emphasised = emphasisElements.contains(tag.name)
                             || (tag.name == "font" && (tag.fontSize ?? 0) >= 5)
-                            || tag.style.map(styleIsEmphasised) == true
+                            || tag.emphasisedStyle
                         stack.append(OpenElement(name: tag.name, emphasised: emphasised))
                         if emphasised { emphasisDepth += 1 }
                     }
@@ -135,6 +135,7 @@ enum HTMLTextExtractor {
             document.append(scalar, flags: flags)
         }
         closeAnchor(document)
+        document.finish()
         return HTMLText(document: document, anchors: anchors)
     }
 
@@ -146,7 +147,7 @@ enum HTMLTextExtractor {
         var selfClosing = false
         var end = 0
         var href: String?
-        var style: String?
+        var emphasisedStyle = false
         var alt: String?
         var fontSize: Int?
     }
@@ -210,7 +211,7 @@ enum HTMLTextExtractor {
             if attributes > 64 { continue }
             switch TextDocument.makeString(attributeName) {
             case "href": tag.href = trimmed(HTMLEntities.decode(value))
-            case "style": tag.style = TextDocument.makeString(value.map(TextDocument.fold))
+            case "style": tag.emphasisedStyle = styleIsEmphasised(value)
             case "alt": tag.alt = HTMLEntities.decode(value)
             case "size": tag.fontSize = Int(String(String.UnicodeScalarView(value)).filter(\.isNumber).prefix(3))
             default: break
@@ -255,11 +256,22 @@ enum HTMLTextExtractor {
 
     /// True for inline styles that make a code stand out: large font, letter spacing, bold, monospace.
     static func styleIsEmphasised(_ style: String) -> Bool {
-        for declaration in style.split(separator: ";") {
-            let parts = declaration.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            let property = parts[0].trimmingSpaces
-            let value = parts[1].trimmingSpaces
+        styleIsEmphasised(ArraySlice(style.unicodeScalars))
+    }
+
+    static func styleIsEmphasised(_ style: ArraySlice<Unicode.Scalar>) -> Bool {
+        var i = style.startIndex
+        while i < style.endIndex {
+            let end = style[i...].firstIndex(of: ";") ?? style.endIndex
+            defer { i = end + 1 }
+            var p = i
+            while p < end, isSpace(style[p]) { p += 1 }
+            // Only `font*` and `letter-spacing` matter; skip colours, padding and borders cheaply.
+            guard p < end, style[p] == "f" || style[p] == "F" || style[p] == "l" || style[p] == "L",
+                  let colon = style[p..<end].firstIndex(of: ":") else { continue }
+            let property = TextDocument.makeString(style[p..<colon].map(TextDocument.fold)).trimmingSpaces
+            var value = TextDocument.makeString(style[(colon + 1)..<end].map(TextDocument.fold)).trimmingSpaces
+            if let bang = value.firstIndex(of: "!") { value = value[..<bang].trimmingSpaces } // !important
             switch property {
             case "letter-spacing":
                 if value != "0", value != "normal", !value.hasPrefix("0px"), !value.hasPrefix("-") { return true }
@@ -331,9 +343,9 @@ enum HTMLTextExtractor {
     }
 }
 
-extension Substring {
+extension StringProtocol {
     var trimmingSpaces: String {
-        var s = self
+        var s = Substring(self)
         while s.first == " " || s.first == "\t" || s.first == "\n" { s = s.dropFirst() }
         while s.last == " " || s.last == "\t" || s.last == "\n" { s = s.dropLast() }
         return String(s)

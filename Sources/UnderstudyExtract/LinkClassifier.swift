@@ -168,16 +168,18 @@ enum LinkClassifier {
         "bestätig", "verifizier", "aktivier", "ativar", "conferma", "attiva", "bevestig", "подтверд", "активир",
     ], wordPrefixes: true)
 
+    /// Unsubscribe first: the others only count for token-like URLs.
+    private static let wordSets: [(KeywordSet, LinkPurpose)] = [
+        (unsubscribeWords, .unsubscribe), (resetWords, .resetPassword), (magicWords, .magicLink),
+        (verifyWords, .verifyEmail),
+    ]
+
     /// The purpose whose words appear last (nearest the link); unsubscribe wins without a token.
     private static func textPurpose(_ text: [Unicode.Scalar], tokenish: Bool) -> LinkPurpose? {
         let range = 0..<text.count
         var best: (position: Int, purpose: LinkPurpose)?
-        let sets: [(KeywordSet, LinkPurpose)] = [
-            (unsubscribeWords, .unsubscribe), (resetWords, .resetPassword), (magicWords, .magicLink),
-            (verifyWords, .verifyEmail),
-        ]
-        for (words, purpose) in sets {
-            if purpose != .unsubscribe, !tokenish { continue }
+        for (words, purpose) in wordSets {
+            if purpose != .unsubscribe, !tokenish { break }
             if let last = words.matches(in: text, range).last, best.map({ last.start > $0.position }) ?? true {
                 best = (last.start, purpose)
             }

@@ -1,7 +1,7 @@
 /// Visible text of one message part, as lines of Unicode scalars, with per-scalar flags.
 ///
 /// Whitespace is collapsed inside a line; lines are separated by a single `\n`.
-/// `folded` is a parallel array with ASCII, Latin-1 and Cyrillic letters lowercased and
+/// `folded` (filled by `finish()`) is a parallel array with ASCII, Latin-1 and Cyrillic letters lowercased and
 /// fullwidth digits and letters mapped to ASCII, so keyword matching is a plain scalar compare.
 struct TextDocument {
     static let emphasis: UInt8 = 1
@@ -22,7 +22,6 @@ struct TextDocument {
     init(expectedCount: Int = 1024) {
         let capacity = min(max(expectedCount, 64), Self.maximumScalars)
         scalars.reserveCapacity(capacity)
-        folded.reserveCapacity(capacity)
         flags.reserveCapacity(capacity)
     }
 
@@ -33,6 +32,12 @@ struct TextDocument {
             if isFull { break }
             append(scalar, flags: 0)
         }
+        finish()
+    }
+
+    /// Computes `folded` once all scalars are in; call when the document is complete.
+    mutating func finish() {
+        folded = scalars.map(Self.fold)
     }
 
     /// Appends one visible scalar; whitespace is deferred and collapsed.
@@ -69,7 +74,6 @@ struct TextDocument {
 
     private mutating func push(_ scalar: Unicode.Scalar, flags: UInt8) {
         scalars.append(scalar)
-        folded.append(Self.fold(scalar))
         self.flags.append(flags)
     }
 

@@ -35,6 +35,7 @@ import Testing
             "<strong>X</strong>", "<b>X</b>", "<code>X</code>", "<h1>X</h1>", "<span style=\"font-size: 28px\">X</span>",
             "<td style=\"letter-spacing:6px\">X</td>", "<div style=\"font-weight:700\">X</div>",
             "<p style='font-family: Courier New, monospace'>X</p>", "<font size=\"6\">X</font>",
+            "<div style=\"color:#000; FONT-SIZE: 32px !important\">X</div>",
         ]
         for html in cases {
             let document = HTMLTextExtractor.extract(html).document
