@@ -25,8 +25,23 @@ struct CodeScanner {
 
     let document: TextDocument
 
-    init(_ document: TextDocument) {
+    /// True when the subject announces a code ("Your verification code") without giving it:
+    /// a standalone or emphasised number in the body then counts as announced.
+    let subjectAnnounces: Bool
+
+    init(_ document: TextDocument, subjectAnnounces: Bool = false) {
         self.document = document
+        self.subjectAnnounces = subjectAnnounces
+    }
+
+    /// Whether `document` (a subject) holds a word announcing a code that no disqualifying
+    /// phrase ("promo code", "order") overrides.
+    static func announces(_ document: TextDocument) -> Bool {
+        let all = 0..<document.count
+        let negatives = CodeKeywords.disqualifying.matches(in: document.folded, all)
+        guard negatives.isEmpty,
+              CodeKeywords.promotional.matches(in: document.folded, all).isEmpty else { return false }
+        return !CodeKeywords.announcing.matches(in: document.folded, all).isEmpty
     }
 
     func scan() -> [Candidate] {
@@ -300,6 +315,9 @@ struct CodeScanner {
         let lineWindow = max(lineStart, start - 200)..<min(lineEnd, end + 200)
         if !CodeKeywords.promotional.matches(in: folded, lineWindow).isEmpty { return nil }
 
+        if best == 0, subjectAnnounces, standalone || emphasised {
+            best = 35
+        }
         if best == 0 {
             // Unannounced: only a standalone or emphasised 6-digit number in a short message.
             guard numeric, length == 6, standalone || emphasised,

@@ -22,13 +22,16 @@ public enum Extractor {
             }
         }
 
+        var subjectAnnounces = false
         if let subject, !subject.isEmpty {
             let document = TextDocument(plainText: subject)
-            add(CodeScanner(document).scan(), from: .subject)
+            let found = CodeScanner(document).scan()
+            add(found, from: .subject)
+            subjectAnnounces = found.isEmpty && CodeScanner.announces(document)
         }
         if let html, !html.isEmpty {
             let parsed = HTMLTextExtractor.extract(html)
-            add(CodeScanner(parsed.document).scan(), from: .html)
+            add(CodeScanner(parsed.document, subjectAnnounces: subjectAnnounces).scan(), from: .html)
             var found: [(position: Int, url: String, text: String?)] = parsed.anchors.map { ($0.position, $0.href, $0.text) }
             for bare in URLScanner.scan(parsed.document, skippingAnchors: true) {
                 found.append((bare.position, bare.url, nil))
@@ -40,7 +43,7 @@ public enum Extractor {
         }
         if let text, !text.isEmpty {
             let document = TextDocument(plainText: text)
-            add(CodeScanner(document).scan(), from: .text)
+            add(CodeScanner(document, subjectAnnounces: subjectAnnounces).scan(), from: .text)
             for bare in URLScanner.scan(document, skippingAnchors: false) {
                 links.add(url: bare.url, text: nil) { context(document, before: bare.position) }
             }

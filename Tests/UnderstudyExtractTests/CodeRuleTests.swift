@@ -251,6 +251,13 @@ import Testing
         #expect(announced.bestCode.map { $0.score > extraction.bestCode!.score } == true)
     }
 
+    @Test func subjectAnnouncementLiftsAStandaloneBodyCode() {
+        let body = "Hi,\n\n7391\n\nEnter it in the app."
+        #expect(Extractor.extract(subject: "Your verification code", text: body, html: nil).bestCode?.value == "7391")
+        #expect(Extractor.extract(subject: "Hello", text: body, html: nil).codes.isEmpty)
+        #expect(Extractor.extract(subject: "Your order code", text: body, html: nil).codes.isEmpty)
+    }
+
     @Test func emptyAndMissingInputs() {
         #expect(Extractor.extract(subject: nil, text: nil, html: nil) == Extraction())
         #expect(Extractor.extract(subject: "", text: "", html: "") == Extraction())
