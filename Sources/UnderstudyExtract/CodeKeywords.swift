@@ -5,7 +5,10 @@ enum CodeKeywords {
         // English
         "code", "codes", "otp", "one-time", "one time", "onetime", "passcode", "pass code", "verification",
         "verify", "security code", "pin", "pin code", "2fa", "two-factor", "two factor", "mfa", "login code",
-        "sign-in code", "sign in code", "access code", "authentication", "token", "confirmation code",
+        "sign-in code", "sign in code", "access code", "authentication", "token", "confirmation code", "enter",
+        // "Type this in" verbs of other languages
+        "saisissez", "saisir", "eingeben", "geben sie", "ingresa", "introduce", "digite", "insira", "inserisci",
+        "voer", "введите", "输入", "輸入", "入力", "입력",
         // Chinese
         "验证码", "驗證碼", "校验码", "校驗碼", "动态码", "動態碼", "动态密码", "動態密碼", "确认码", "確認碼",
         "安全码", "安全碼", "激活码", "激活碼", "验证代码", "一次性密码", "短信码", "认证码", "認證碼", "口令",

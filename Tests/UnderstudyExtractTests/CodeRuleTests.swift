@@ -187,6 +187,8 @@ import Testing
         ("Twój kod weryfikacyjny: 583920", "583920"),
         ("Doğrulama kodunuz: 583920", "583920"),
         ("Kode verifikasi Anda: 583920", "583920"),
+        ("Enter 583920 on the sign-in page", "583920"),
+        ("请输入 583920 完成登录", "583920"),
     ])
     func announcedCodes(_ line: String, _ value: String) {
         #expect(Self.codes(text: line).first == value)
