@@ -52,7 +52,7 @@ struct CodeScanner {
             var group = [atoms[k]]
             var separators: [Unicode.Scalar] = []
             var numeric: Bool? = nil
-            while k + group.count < atoms.count, group.count < 8 {
+            while k + group.count < atoms.count, group.count < 64 {
                 let last = group[group.count - 1]
                 let next = atoms[k + group.count]
                 guard let separator = joinSeparator(from: last.end, to: next.start) else { break }

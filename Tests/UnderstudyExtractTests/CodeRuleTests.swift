@@ -48,6 +48,8 @@ import Testing
         "인증 코드 문의: 010-1234-5678",
         "Verification code help line 555-1234",
         "Code hotline +49 30 1234567",
+        "Code hotline 0 8 0 0 1 2 3 4 5 6 7",
+        "Code line 12 34 56 78 90",
     ])
     func phoneNumbers(_ line: String) {
         #expect(Self.codes(text: line).isEmpty)
