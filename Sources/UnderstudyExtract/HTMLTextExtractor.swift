@@ -161,12 +161,11 @@ enum HTMLTextExtractor {
             tag.closing = true
             i += 1
         }
-        var name: [Unicode.Scalar] = []
-        while i < n, name.count < 32, isASCIILetter(input[i]) || ("0"..."9").contains(input[i]) || input[i] == "-" {
-            name.append(TextDocument.fold(input[i]))
+        let nameStart = i
+        while i < n, i - nameStart < 32, isASCIILetter(input[i]) || ("0"..."9").contains(input[i]) || input[i] == "-" {
             i += 1
         }
-        tag.name = TextDocument.makeString(name)
+        tag.name = asciiLowercased(input[nameStart..<i])
         var attributes = 0
         while i < n {
             let c = input[i]
@@ -184,11 +183,12 @@ enum HTMLTextExtractor {
                 continue
             }
             // Attribute name.
-            var attributeName: [Unicode.Scalar] = []
-            while i < n, !isSpace(input[i]), input[i] != "=", input[i] != ">", input[i] != "/" || attributeName.isEmpty {
-                if attributeName.count < 32 { attributeName.append(TextDocument.fold(input[i])) }
+            let attributeStart = i
+            while i < n, !isSpace(input[i]), input[i] != "=", input[i] != ">", input[i] != "/" || i == attributeStart {
                 i += 1
             }
+            let attributeLength = i - attributeStart
+            let attributeName = input[attributeStart..<min(i, attributeStart + 8)]
             while i < n, isSpace(input[i]) { i += 1 }
             var value: ArraySlice<Unicode.Scalar> = []
             if i < n, input[i] == "=" {
@@ -209,7 +209,7 @@ enum HTMLTextExtractor {
             }
             attributes += 1
             if attributes > 64 { continue }
-            switch TextDocument.makeString(attributeName) {
+            switch attributeLength <= 8 ? asciiLowercased(attributeName) : "" {
             case "href": tag.href = trimmed(HTMLEntities.decode(value))
             case "style": tag.emphasisedStyle = styleIsEmphasised(value)
             case "alt": tag.alt = HTMLEntities.decode(value)
@@ -310,6 +310,20 @@ enum HTMLTextExtractor {
         "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
         "track", "wbr",
     ]
+
+    /// ASCII-lowercased name; short names stay in the String's inline storage (no allocation).
+    private static func asciiLowercased(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+        guard scalars.allSatisfy(\.isASCII) else { return TextDocument.makeString(scalars.map(TextDocument.fold)) }
+        return String(unsafeUninitializedCapacity: scalars.count) { buffer in
+            var k = 0
+            for scalar in scalars {
+                let byte = UInt8(scalar.value)
+                buffer[k] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+                k += 1
+            }
+            return k
+        }
+    }
 
     static func isASCIILetter(_ c: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(c) || ("A"..."Z").contains(c)
