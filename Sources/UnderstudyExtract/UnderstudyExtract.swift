@@ -1,2 +1,0 @@
-// UnderstudyExtract: placeholder until the module lands.
-enum UnderstudyExtractModule {}

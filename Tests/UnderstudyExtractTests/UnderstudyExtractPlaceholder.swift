@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudyExtract
-
-@Test func UnderstudyExtractBuilds() {}
