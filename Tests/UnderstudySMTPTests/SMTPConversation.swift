@@ -34,8 +34,13 @@ struct Conversation {
 
     /// The script is given in parts (greeting, ehlo(), [...], quit) rather than joined with `+`,
     /// which keeps the type checker fast.
-    init(_ configuration: SMTPConfiguration = .test, _ parts: [Step]...) {
+    init(_ configuration: SMTPConfiguration, _ parts: [Step]...) {
         self.configuration = configuration
+        self.steps = parts.flatMap { $0 }
+    }
+
+    init(_ parts: [Step]...) {
+        self.configuration = .test
         self.steps = parts.flatMap { $0 }
     }
 
