@@ -1,2 +1,0 @@
-// UnderstudySMTP: placeholder until the module lands.
-enum UnderstudySMTPModule {}

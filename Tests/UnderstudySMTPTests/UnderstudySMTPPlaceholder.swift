@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudySMTP
-
-@Test func UnderstudySMTPBuilds() {}
