@@ -95,6 +95,13 @@ final class SMTPConnectionHandler: ConnectionHandler {
                 return
             }
         }
+        // While a message is being stored the session queues what the client pipelines behind it;
+        // stop reading until it can take more.
+        if session.wantsInput {
+            if connection.isReadingPaused { connection.resumeReading() }
+        } else if !connection.isReadingPaused {
+            connection.pauseReading()
+        }
         armTimer(on: connection)
     }
 
