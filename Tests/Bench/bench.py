@@ -112,15 +112,20 @@ http {{
     }}
 }}
 """)
-    proc = subprocess.Popen(["nginx", "-c", str(conf), "-g", "daemon off;"], stderr=subprocess.DEVNULL)
+    # nginx's workers run as nobody: they must be able to read the folder and the file.
+    os.chmod(workdir, 0o755)
+    os.chmod(body_path, 0o644)
+    proc = subprocess.Popen(["nginx", "-c", str(conf), "-g", "daemon off;"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     for _ in range(200):
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/keys", timeout=1):
                 return proc, f"http://127.0.0.1:{port}/keys"
         except OSError:
             time.sleep(0.02)
-    proc.kill()
-    raise RuntimeError("nginx did not start")
+    proc.terminate()  # SIGTERM: the master stops its workers too
+    proc.wait()
+    raise RuntimeError("nginx did not start: " + (workdir / "error.log").read_text()[-500:])
 
 
 def bench_jwks(binary, args, workdir):

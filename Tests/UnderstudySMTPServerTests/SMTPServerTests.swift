@@ -1,0 +1,140 @@
+import Dispatch
+import Synchronization
+import Testing
+import UnderstudyIO
+import UnderstudySMTP
+@testable import UnderstudySMTPServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Stores envelopes after a delay on another thread, like the inbox's writer.
+final class SlowDelivery: SMTPDeliveryHandler {
+    let delivered = Mutex<[SMTPEnvelope]>([])
+    let fail: Bool
+    init(fail: Bool = false) { self.fail = fail }
+
+    func deliver(_ envelope: SMTPEnvelope, completion: @escaping @Sendable (SMTPDeliveryResult) -> Void) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in
+            if fail { return completion(.failed(reason: "disk full")) }
+            let n = delivered.withLock { $0.append(envelope); return $0.count }
+            completion(.stored(id: "ID\(n)"))
+        }
+    }
+}
+
+/// A line-oriented blocking client.
+final class Client {
+    let fd: Int32
+    var buffer: [UInt8] = []
+
+    init(_ address: SocketAddress) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var tv = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = in_port_t(UInt16(address.port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr)
+        let rc = withUnsafePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        #expect(rc == 0)
+    }
+
+    func send(_ s: String) { _ = Array(s.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+
+    /// The next line, or nil when the server closed.
+    func line() -> String? {
+        while true {
+            if let i = buffer.firstIndex(of: 10) {
+                let l = String(decoding: buffer[..<i], as: UTF8.self).trimmingCharacters()
+                buffer.removeFirst(i + 1)
+                return l
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return nil }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// The last line of a (multi-line) reply.
+    func reply() -> String? {
+        while let l = line() { if l.count < 4 || l[l.index(l.startIndex, offsetBy: 3)] == " " { return l } }
+        return nil
+    }
+
+    deinit { close(fd) }
+}
+
+extension String {
+    func trimmingCharacters() -> String { hasSuffix("\r") ? String(dropLast()) : self }
+}
+
+@Suite(.serialized) struct SMTPServerTests {
+    func start(_ delivery: SlowDelivery, session: SMTPConfiguration = SMTPConfiguration(hostname: "test.local"),
+               maxConnections: Int = 10) throws -> (EventLoopGroup, SMTPServer, SocketAddress) {
+        let group = try EventLoopGroup(threads: 2)
+        let server = SMTPServer(configuration: .init(host: "127.0.0.1", port: 0, session: session, maxConnections: maxConnections),
+                                group: group, delivery: delivery)
+        return (group, server, try server.start())
+    }
+
+    @Test func pipelinedTransactionIsAnsweredAfterStoring() throws {
+        let delivery = SlowDelivery()
+        let (group, _, address) = try start(delivery)
+        defer { group.shutdownGracefully() }
+        let c = try Client(address)
+        #expect(c.reply()?.hasPrefix("220 test.local") == true)
+        c.send("EHLO x\r\n")
+        #expect(c.reply()?.hasPrefix("250 ") == true)
+        // Two messages pipelined in one write: each 250 waits for its store.
+        c.send("MAIL FROM:<a@x>\r\nRCPT TO:<b@y>\r\nDATA\r\n")
+        #expect(c.reply()?.hasPrefix("250") == true)
+        #expect(c.reply()?.hasPrefix("250") == true)
+        #expect(c.reply()?.hasPrefix("354") == true)
+        c.send("Subject: one\r\n\r\n..dot\r\n.\r\nMAIL FROM:<a@x>\r\nRCPT TO:<c@y>\r\nDATA\r\n")
+        #expect(c.reply() == "250 2.0.0 Ok: queued as ID1")
+        #expect(c.reply()?.hasPrefix("250") == true)
+        #expect(c.reply()?.hasPrefix("250") == true)
+        #expect(c.reply()?.hasPrefix("354") == true)
+        c.send("Subject: two\r\n\r\nbody\r\n.\r\nQUIT\r\n")
+        #expect(c.reply() == "250 2.0.0 Ok: queued as ID2")
+        #expect(c.reply()?.hasPrefix("221") == true)
+        #expect(c.line() == nil)
+        let stored = delivery.delivered.withLock { $0 }
+        #expect(stored.map(\.recipients) == [["b@y"], ["c@y"]])
+        #expect(stored.first?.data == Array("Subject: one\r\n\r\n.dot\r\n".utf8))
+    }
+
+    @Test func failedStoreAnswers451() throws {
+        let (group, _, address) = try start(SlowDelivery(fail: true))
+        defer { group.shutdownGracefully() }
+        let c = try Client(address)
+        _ = c.reply()
+        c.send("HELO x\r\nMAIL FROM:<a@x>\r\nRCPT TO:<b@y>\r\nDATA\r\n")
+        for _ in 0..<4 { _ = c.reply() }
+        c.send("hi\r\n.\r\n")
+        #expect(c.reply()?.hasPrefix("451 4.3.0 disk full") == true)
+    }
+
+    @Test func sessionsBeyondTheLimitGet421() throws {
+        let (group, _, address) = try start(SlowDelivery(), maxConnections: 1)
+        defer { group.shutdownGracefully() }
+        let first = try Client(address)
+        #expect(first.reply()?.hasPrefix("220") == true)
+        let second = try Client(address)
+        #expect(second.reply()?.hasPrefix("421 4.7.0") == true)
+        #expect(second.line() == nil)
+    }
+
+    @Test func idleSessionTimesOutWith421() throws {
+        let session = SMTPConfiguration(hostname: "test.local", commandTimeout: .milliseconds(200))
+        let (group, _, address) = try start(SlowDelivery(), session: session)
+        defer { group.shutdownGracefully() }
+        let c = try Client(address)
+        _ = c.reply()
+        #expect(c.reply()?.hasPrefix("421 4.4.2") == true)
+        #expect(c.line() == nil)
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import UnderstudySMTPServer
-
-@Test func UnderstudySMTPServerBuilds() {}
