@@ -94,8 +94,9 @@ public enum Charset {
         func add(_ name: String, _ labels: [String]) { for l in labels { map[l] = name } }
         add("GB18030", ["gb2312", "gbk", "gb18030", "gb_2312-80", "gb_2312", "gb2312-80", "x-gbk", "cp936",
                         "ms936", "windows-936", "euc-cn", "euccn", "x-euc-cn", "chinese", "csgb2312",
-                        "iso-ir-58", "csiso58gb231280", "x-gb2312", "gb18030-2000", "gb18030-2005"])
-        add("BIG5-HKSCS", ["big5", "big-5", "big5-hkscs", "big5hkscs", "cn-big5", "x-x-big5", "csbig5",
+                        "iso-ir-58", "csiso58gb231280", "x-gb2312", "gb18030-2000", "gb18030-2005",
+                        "eucgb2312_cn", "eucgb2312-cn"])  // eucgb2312_cn: what Python's email package writes
+        add("BIG5-HKSCS", ["big5", "big-5", "big5_tw", "big5-tw", "big5-hkscs", "big5hkscs", "cn-big5", "x-x-big5", "csbig5",
                            "x-big5", "big5-eten", "cp950", "x-windows-950", "windows-950"])
         add("CP932", ["shift_jis", "shift-jis", "sjis", "x-sjis", "ms_kanji", "csshiftjis", "windows-31j",
                       "cp932", "ms932", "x-ms-cp932", "shift_jisx0213", "x-shift_jis", "shiftjis"])

@@ -5,10 +5,9 @@ server with a temporary store; it is stopped with SIGTERM at the end (and must e
 """
 import os
 import pathlib
-import select
+import threading
 import signal
 import subprocess
-import time
 
 import pytest
 
@@ -30,25 +29,22 @@ class Server:
         )
         self.http = None
         self.smtp = None
-        deadline = time.monotonic() + 30
+        # Blocking reads, with a watchdog that kills a server that never gets ready.
+        watchdog = threading.Timer(30, self.proc.kill)
+        watchdog.start()
         lines = []
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 0.5)
-            if not ready:
-                if self.proc.poll() is not None:
+        try:
+            for line in self.proc.stdout:
+                lines.append(line)
+                if " http listening on " in line:
+                    self.http = line.rsplit(" ", 1)[1].strip()
+                elif " smtp listening on " in line:
+                    self.smtp = line.rsplit(" ", 1)[1].strip()
+                elif " ready in " in line:
                     break
-                continue
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            if " http listening on " in line:
-                self.http = line.rsplit(" ", 1)[1].strip()
-            elif " smtp listening on " in line:
-                self.smtp = line.rsplit(" ", 1)[1].strip()
-            elif " ready in " in line:
-                break
-        if not self.http:
+        finally:
+            watchdog.cancel()
+        if not (self.http and self.smtp):
             self.proc.kill()
             raise RuntimeError("server did not start:\n" + "".join(lines) + self.proc.stderr.read())
 

@@ -47,7 +47,7 @@ import Testing
     @Test(arguments: [
         ("utf8", "UTF-8"), ("UTF-8", "UTF-8"), ("latin1", "WINDOWS-1252"), ("ISO-8859-1", "WINDOWS-1252"),
         ("cp1252", "WINDOWS-1252"), ("x-sjis", "CP932"), ("Shift_JIS", "CP932"), ("ks_c_5601-1987", "CP949"),
-        ("gb2312", "GB18030"), ("GBK", "GB18030"), ("big5", "BIG5-HKSCS"), ("iso-2022-jp", "ISO-2022-JP-2"),
+        ("gb2312", "GB18030"), ("eucgb2312_cn", "GB18030"), ("GBK", "GB18030"), ("big5_tw", "BIG5-HKSCS"), ("big5", "BIG5-HKSCS"), ("iso-2022-jp", "ISO-2022-JP-2"),
         ("\"koi8-r\"", "KOI8-R"), ("windows-1251", "CP1251"), ("iso8859-2", "ISO-8859-2"), ("x-cp1250", "CP1250"),
         ("IBM437", "IBM437"),
     ])
