@@ -157,13 +157,9 @@ enum MessageBuilder {
         return Array(lines.joined(separator: "\r\n").utf8) + [13, 10]
     }
 
+    /// RFC 5322 date-time in UTC ("Wed, 02 Dec 2026 16:40:05 +0000").
     static func rfc5322Date(_ unix: Int64) -> String {
-        let ts = Timestamp.format(milliseconds: unix * 1000)  // 2026-12-02T16:40:05.000Z
-        let days = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        let p = ts.split(whereSeparator: { "-T:.Z".contains($0) }).map { String($0) }
-        let weekday = days[Int(((unix / 86_400) % 7 + 7) % 7)]
-        return "\(weekday), \(p[2]) \(months[Int(p[1])! - 1]) \(p[0]) \(p[3]):\(p[4]):\(p[5]) +0000"
+        String(HTTPDate.format(epochSeconds: unix).dropLast(4)) + " +0000"
     }
 
     static func base64(_ bytes: [UInt8]) -> String {
@@ -183,4 +179,4 @@ enum MessageBuilder {
     }
 }
 
-import UnderstudyInbox
+import UnderstudyHTTP

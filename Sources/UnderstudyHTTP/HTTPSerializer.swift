@@ -229,43 +229,6 @@ final class HTTPDateCache: Sendable {
 
     /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n` for a Unix time.
     static func dateLine(epochSeconds: Int) -> [UInt8] {
-        let days = epochSeconds >= 0 ? epochSeconds / 86400 : (epochSeconds - 86399) / 86400
-        let secondsOfDay = epochSeconds - days * 86400
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        let weekday = ((days % 7) + 11) % 7   // 1970-01-01 was a Thursday (index 4 from Sunday)
-
-        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        var line: [UInt8] = Array("Date: ".utf8)
-        line.reserveCapacity(37)
-        line.append(contentsOf: weekdays[weekday].utf8)
-        line.append(contentsOf: ", ".utf8)
-        appendTwoDigits(day, to: &line)
-        line.append(UInt8(ascii: " "))
-        line.append(contentsOf: months[month - 1].utf8)
-        line.append(UInt8(ascii: " "))
-        HTTPSerializer.appendDecimal(year, to: &line)
-        line.append(UInt8(ascii: " "))
-        appendTwoDigits(secondsOfDay / 3600, to: &line)
-        line.append(UInt8(ascii: ":"))
-        appendTwoDigits(secondsOfDay / 60 % 60, to: &line)
-        line.append(UInt8(ascii: ":"))
-        appendTwoDigits(secondsOfDay % 60, to: &line)
-        line.append(contentsOf: " GMT\r\n".utf8)
-        return line
-    }
-
-    private static func appendTwoDigits(_ value: Int, to out: inout [UInt8]) {
-        out.append(ASCII.zero + UInt8(value / 10))
-        out.append(ASCII.zero + UInt8(value % 10))
+        Array(("Date: " + HTTPDate.format(epochSeconds: Int64(epochSeconds)) + "\r\n").utf8)
     }
 }

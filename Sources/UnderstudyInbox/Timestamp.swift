@@ -1,11 +1,13 @@
+import UnderstudyHTTP
+
 /// RFC 3339 timestamps in UTC with milliseconds (`2026-12-02T16:40:05.123Z`), without a calendar library.
 public enum Timestamp {
     public static func format(milliseconds: Int64) -> String {
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         let ms = milliseconds - seconds * 1000
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let days = CivilCalendar.days(fromEpochSeconds: seconds)
         let secs = seconds - days * 86_400
-        let (y, m, d) = civil(fromDays: days)
+        let (y, m, d) = CivilCalendar.date(fromDays: days)
         func pad(_ n: Int64, _ w: Int) -> String {
             let s = String(n)
             return String(repeating: "0", count: max(0, w - s.count)) + s
@@ -54,29 +56,7 @@ public enum Timestamp {
             return nil
         }
         guard i == b.count else { return nil }
-        let days = daysFromCivil(y, mo, d)
+        let days = CivilCalendar.days(year: y, month: mo, day: d)
         return ((days * 86_400 + h * 3600 + mi * 60 + s) - offset) * 1000 + ms
-    }
-
-    // Howard Hinnant's days_from_civil / civil_from_days.
-    static func daysFromCivil(_ y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }

@@ -82,8 +82,8 @@ public struct ProviderRoutes: Sendable {
         return HTTPResponse(status: .ok, headers: [
             "Content-Type": "application/json; charset=UTF-8",
             "Cache-Control": "public, max-age=\(maxAge), must-revalidate, no-transform",
-            "Expires": HTTPDate.format(now + maxAge),
-            "Date": HTTPDate.format(now),
+            "Expires": HTTPDate.format(epochSeconds: now + maxAge),
+            "Date": HTTPDate.format(epochSeconds: now),
         ], body: body)
     }
 
