@@ -1,3 +1,4 @@
+@preconcurrency import Dispatch  // dispatch sources are thread-safe; Dispatch does not say so in Swift yet
 import Synchronization
 
 /// The Sendable door to a database file: one writer connection and one reader connection, each
@@ -19,6 +20,12 @@ public final class DatabasePool: Sendable {
     public let path: String
     private let writer: Mutex<Confined>
     private let reader: Mutex<Confined>
+    /// A third connection that checkpoints the WAL in the background, so the fsync of a checkpoint
+    /// never lands inside a writer's commit (and so never in the latency of an SMTP 250).
+    private let checkpointer: Mutex<Confined>
+    private let checkpointTimer: DispatchSourceTimer
+    /// How often the WAL is checkpointed.
+    static let checkpointInterval: DispatchTimeInterval = .milliseconds(250)
     private let temporaryDirectory: TemporaryDirectory?
 
     /// Opens the pool, then runs `prepare` on every connection (custom SQL functions) and
@@ -52,6 +59,7 @@ public final class DatabasePool: Sendable {
                 }
                 try prepare(writer)
                 try migrator.migrate(writer)
+                try writer.execute("PRAGMA wal_autocheckpoint = 0")
             } catch {
                 writer.close()
                 throw error
@@ -65,13 +73,34 @@ public final class DatabasePool: Sendable {
                 writer.close()
                 throw error
             }
+            let checkpointer: Database
+            do {
+                checkpointer = try Database(path: path)
+                try checkpointer.execute("PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL")
+            } catch {
+                reader.close()
+                writer.close()
+                throw error
+            }
             self.writer = Mutex(Confined(database: writer))
             self.reader = Mutex(Confined(database: reader))
+            self.checkpointer = Mutex(Confined(database: checkpointer))
         } catch {
             temporaryDirectory?.remove()
             throw error
         }
         self.temporaryDirectory = temporaryDirectory
+        checkpointTimer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "understudy.store.checkpoint"))
+        checkpointTimer.schedule(deadline: .now() + Self.checkpointInterval, repeating: Self.checkpointInterval)
+        checkpointTimer.setEventHandler { [weak self] in self?.checkpoint() }
+        checkpointTimer.resume()
+    }
+
+    /// Copies committed WAL frames into the database file without blocking the writer (PASSIVE).
+    func checkpoint() {
+        checkpointer.withLock { slot in
+            _ = try? slot.database?.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        }
     }
 
     private static func configure(_ db: Database, cacheKiB: Int) throws {
@@ -114,6 +143,11 @@ public final class DatabasePool: Sendable {
     /// Closes both connections (the last one checkpoints the WAL into the main file) and, for a
     /// temporary store, deletes its directory. Later calls throw `DatabaseError.closed`.
     public func close() {
+        checkpointTimer.cancel()
+        checkpointer.withLock { slot in
+            slot.database?.close()
+            slot.database = nil
+        }
         reader.withLock { slot in
             slot.database?.close()
             slot.database = nil
