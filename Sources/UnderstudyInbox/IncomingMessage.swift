@@ -37,21 +37,25 @@ public enum IncomingMessage {
     /// The start of the text with runs of white space folded to one space: at most `snippetLength`
     /// characters, then "…" when there was more.
     static func snippet(_ text: String) -> String {
-        var out = ""
+        var out = String.UnicodeScalarView()
         var count = 0
         var pendingSpace = false
-        for ch in text {
-            if ch.isWhitespace {
+        // Scalars, not Characters: grapheme breaking costs more than it gives a 200-character preview.
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isWhitespace {
                 pendingSpace = count > 0
                 continue
             }
             let needed = pendingSpace ? 2 : 1
-            if count + needed > snippetLength { return out + "…" }
+            if count + needed > snippetLength {
+                out.append("…")
+                return String(out)
+            }
             if pendingSpace { out.append(" ") }
-            out.append(ch)
+            out.append(scalar)
             count += needed
             pendingSpace = false
         }
-        return out
+        return String(out)
     }
 }

@@ -57,15 +57,27 @@ public struct MIMEPart: Sendable, Hashable {
 
     static func normalizeNewlines(_ s: String) -> String {
         guard s.utf8.contains(0x0D) else { return s }
-        var out = [UInt8]()
-        out.reserveCapacity(s.utf8.count)
-        var previousCR = false
-        for b in s.utf8 {
-            if b == 0x0D { out.append(0x0A); previousCR = true; continue }
-            if b == 0x0A && previousCR { previousCR = false; continue }
-            previousCR = false
-            out.append(b)
+        var s = s
+        // One pass over contiguous bytes into a string buffer: this runs on every ingested message.
+        return s.withUTF8 { source in
+            String(unsafeUninitializedCapacity: source.count) { out in
+                var count = 0
+                var previousCR = false
+                for b in source {
+                    if b == 0x0D {
+                        out[count] = 0x0A
+                        count += 1
+                        previousCR = true
+                    } else if b == 0x0A && previousCR {
+                        previousCR = false
+                    } else {
+                        previousCR = false
+                        out[count] = b
+                        count += 1
+                    }
+                }
+                return count
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
