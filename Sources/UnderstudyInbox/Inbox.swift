@@ -51,7 +51,13 @@ public final class Inbox: Sendable {
     struct PendingWrites {
         var items: [PendingItem] = []
         var drainScheduled = false
+        var indexingScheduled = false
     }
+
+    /// Messages indexed for search per transaction, between commits of new mail.
+    static let indexingChunk = 256
+    /// How long the writer waits after the last commit before indexing what is pending.
+    static let indexingDelay: DispatchTimeInterval = .milliseconds(20)
 
     struct Waiter {
         var address: String
@@ -109,7 +115,10 @@ public final class Inbox: Sendable {
                 if taken.isEmpty { state.drainScheduled = false }
                 return taken
             }
-            if batch.isEmpty { return }
+            if batch.isEmpty {
+                scheduleIndexing(after: Self.indexingDelay)
+                return
+            }
             do {
                 let ids = try store.insert(batch: batch.map(\.message))
                 var delivered: [DeliveredMessage] = []
@@ -124,6 +133,24 @@ public final class Inbox: Sendable {
                 let failure = InboxError("the message could not be stored: \(error); try again")
                 for item in batch { item.completion(.failure(failure)) }
             }
+        }
+    }
+
+    /// Search indexing runs on the writer queue in chunks, off the path of a commit: when mail
+    /// pauses, or between batches once a backlog builds up, so searches stay cheap to catch up.
+    private func scheduleIndexing(after delay: DispatchTimeInterval) {
+        guard store.unindexedCount > 0 else { return }
+        let schedule = pending.withLock { state -> Bool in
+            if state.indexingScheduled { return false }
+            state.indexingScheduled = true
+            return true
+        }
+        guard schedule else { return }
+        writer.asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            self.pending.withLock { $0.indexingScheduled = false }
+            _ = try? self.store.indexPendingSearch(limit: Self.indexingChunk)
+            if self.store.unindexedCount > 0 { self.scheduleIndexing(after: .milliseconds(0)) }
         }
     }
 

@@ -22,12 +22,14 @@ public final class MessageStore: Sendable {
     public static let defaultMaxMessages = 5000
 
     public let maxMessages: Int
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let writerState: Mutex<WriterState>
 
     private struct WriterState {
         var generator: MessageIDGenerator
         var count: Int
+        /// Messages stored but not yet in the search index (see `indexPendingSearch`).
+        var unindexed: Int
     }
 
     /// Opens (creating and migrating as needed) the store at `location`.
@@ -38,11 +40,13 @@ public final class MessageStore: Sendable {
         self.maxMessages = maxMessages
         pool = try DatabasePool(location: location, migrator: Self.migrator, prepare: Self.registerFunctions)
         do {
-            let (count, lastID) = try pool.writeWithoutTransaction { db in
+            let (count, lastID, unindexed) = try pool.writeWithoutTransaction { db in
                 (try db.fetchScalar(Int.self, "SELECT count(*) FROM messages") ?? 0,
-                 try db.fetchScalar(String.self, "SELECT max(id) FROM messages"))
+                 try db.fetchScalar(String.self, "SELECT max(id) FROM messages"),
+                 try db.fetchScalar(Int.self, "SELECT count(*) FROM search_pending") ?? 0)
             }
-            writerState = Mutex(WriterState(generator: MessageIDGenerator(after: lastID), count: count))
+            writerState = Mutex(WriterState(generator: MessageIDGenerator(after: lastID), count: count,
+                                            unindexed: unindexed))
         } catch {
             pool.close()
             throw error
@@ -86,7 +90,39 @@ public final class MessageStore: Sendable {
             }
             state.generator = generator
             state.count = count
+            state.unindexed += messages.count
             return ids
+        }
+    }
+
+    /// Messages stored but not yet searchable. Inserting leaves the search index to this call, so a
+    /// message's commit (and the SMTP 250 waiting on it) never pays for full-text indexing; indexing
+    /// many messages in one transaction is also much cheaper per message. `list` with a query
+    /// indexes whatever is pending first, so searches always see every stored message.
+    public var unindexedCount: Int { writerState.withLock { $0.unindexed } }
+
+    /// Adds up to `limit` pending messages, oldest first, to the search index in one transaction;
+    /// returns how many were indexed.
+    @discardableResult
+    public func indexPendingSearch(limit: Int = 2000) throws -> Int {
+        try writerState.withLock { state in
+            guard state.unindexed > 0 else { return 0 }
+            let (indexed, remaining) = try pool.write { db in
+                guard let upTo = try db.fetchScalar(Int64.self, """
+                    SELECT max(seq) FROM (SELECT seq FROM search_pending ORDER BY seq LIMIT ?)
+                    """, arguments: [.integer(Int64(max(1, limit)))]) else { return (0, 0) }
+                try db.execute("""
+                    INSERT INTO message_search (rowid, subject, sender, recipients, body)
+                    SELECT m.seq, \(Self.searchFields("m")), understudy_index_text(b.text)
+                    FROM search_pending p JOIN messages m ON m.seq = p.seq JOIN message_bodies b ON b.seq = p.seq
+                    WHERE p.seq <= ?
+                    """, arguments: [.integer(upTo)])
+                try db.execute("DELETE FROM search_pending WHERE seq <= ?", arguments: [.integer(upTo)])
+                let indexed = db.changedRowCount
+                return (indexed, try db.fetchScalar(Int.self, "SELECT count(*) FROM search_pending") ?? 0)
+            }
+            state.unindexed = remaining
+            return indexed
         }
     }
 
@@ -108,7 +144,7 @@ public final class MessageStore: Sendable {
             try db.execute("INSERT OR IGNORE INTO recipients (address, seq) VALUES (?, ?)",
                            arguments: [.text(address), .integer(seq)])
         }
-        // Last: its trigger indexes the message for search, reading the row above.
+        // Last: its trigger queues the message for the search index (see indexPendingSearch).
         try db.execute("INSERT INTO message_bodies (seq, text, html, links, raw) VALUES (?, ?, ?, ?, ?)",
                        arguments: [.integer(seq), DatabaseValue(message.text), DatabaseValue(message.html),
                                    .text(message.linksJSON), .blob(message.raw)])
@@ -152,12 +188,14 @@ public final class MessageStore: Sendable {
             let deleted = try pool.write { db in
                 // Empty the index in one step; with no bodies left the delete trigger does nothing.
                 try db.execute("INSERT INTO message_search (message_search) VALUES ('delete-all')")
+                try db.execute("DELETE FROM search_pending")
                 try db.execute("DELETE FROM message_bodies")
                 try db.execute("DELETE FROM recipients")
                 try db.execute("DELETE FROM messages")
                 return db.changedRowCount
             }
             state.count = 0
+            state.unindexed = 0
             return deleted
         }
     }
@@ -193,6 +231,9 @@ public final class MessageStore: Sendable {
     /// Matching messages, newest first, one page at a time, with the total number of matches.
     public func list(_ filter: MessageFilter = MessageFilter()) throws -> MessagePage {
         let plan = try QueryPlan(filter)
+        if filter.query != nil {
+            while try indexPendingSearch() > 0 {}
+        }
         return try pool.read { db in
             let total = try db.fetchScalar(Int.self, "SELECT count(*) \(plan.countBody)", arguments: plan.arguments) ?? 0
             let items = try db.fetchAll(StoredMessageSummary.self, """
@@ -374,13 +415,7 @@ public final class MessageStore: Sendable {
                 """)
         }
         migrator.registerMigration("full-text search") { db in
-            func fields(_ table: String) -> String {
-                """
-                understudy_index_text(\(table).subject),
-                understudy_index_text(coalesce(\(table).header_from, '') || ' ' || \(table).envelope_from),
-                understudy_index_text(\(table).header_to || ' ' || \(table).header_cc || ' ' || \(table).envelope_to)
-                """
-            }
+            let fields = searchFields
             try db.execute("""
                 CREATE VIRTUAL TABLE message_search USING fts5 (
                     subject, sender, recipients, body,
@@ -402,8 +437,38 @@ public final class MessageStore: Sendable {
                 FROM messages m JOIN message_bodies b ON b.seq = m.seq;
                 """)
         }
+        migrator.registerMigration("deferred full-text indexing") { db in
+            // Inserts only queue the message; indexPendingSearch indexes in bulk. A message still
+            // queued is not in the index, so deleting it must not remove it from the index.
+            try db.execute("""
+                DROP TRIGGER message_bodies_index;
+                DROP TRIGGER messages_unindex;
+                CREATE TABLE search_pending (seq INTEGER PRIMARY KEY);
+                CREATE TRIGGER message_bodies_queue AFTER INSERT ON message_bodies BEGIN
+                    INSERT INTO search_pending (seq) VALUES (new.seq);
+                END;
+                CREATE TRIGGER messages_unindex BEFORE DELETE ON messages
+                WHEN NOT EXISTS (SELECT 1 FROM search_pending WHERE seq = old.seq) BEGIN
+                    INSERT INTO message_search (message_search, rowid, subject, sender, recipients, body)
+                    SELECT 'delete', old.seq, \(searchFields("old")), understudy_index_text(b.text)
+                    FROM message_bodies b WHERE b.seq = old.seq;
+                END;
+                CREATE TRIGGER messages_unqueue AFTER DELETE ON messages BEGIN
+                    DELETE FROM search_pending WHERE seq = old.seq;
+                END;
+                """)
+        }
         return migrator
     }()
+
+    /// The indexed columns of a message row, as the search index stores them.
+    static func searchFields(_ table: String) -> String {
+        """
+        understudy_index_text(\(table).subject),
+        understudy_index_text(coalesce(\(table).header_from, '') || ' ' || \(table).envelope_from),
+        understudy_index_text(\(table).header_to || ' ' || \(table).header_cc || ' ' || \(table).envelope_to)
+        """
+    }
 
     /// `understudy_index_text(text)`: `FullTextQuery.indexText` as an SQL function for the triggers.
     static func registerFunctions(_ db: Database) throws {
