@@ -25,14 +25,51 @@ struct TextDocument {
         flags.reserveCapacity(capacity)
     }
 
-    /// Builds a document from plain text, keeping its line structure.
+    /// Builds a document from plain text, keeping its line structure. The same rules as `append`,
+    /// in one tight loop over local arrays: this runs on every message the sink ingests.
     init(plainText: String) {
-        self.init(expectedCount: plainText.utf8.count)
-        for scalar in plainText.unicodeScalars {
-            if isFull { break }
-            append(scalar, flags: 0)
+        let limit = Self.maximumScalars
+        var out: [Unicode.Scalar] = []
+        var lower: [Unicode.Scalar] = []
+        out.reserveCapacity(min(plainText.utf8.count, limit))
+        lower.reserveCapacity(min(plainText.utf8.count, limit))
+        var pendingSpace = false
+        var pendingNewline = false
+        scan: for scalar in plainText.unicodeScalars {
+            switch Self.kind(of: scalar) {
+            case .lineBreak: pendingNewline = true
+            case .space: pendingSpace = true
+            case .invisible: break
+            case .visible:
+                if out.count >= limit { break scan }
+                if let last = out.last, last != "\n", pendingNewline || pendingSpace {
+                    let separator: Unicode.Scalar = pendingNewline ? "\n" : " "
+                    out.append(separator)
+                    lower.append(separator)
+                }
+                pendingNewline = false
+                pendingSpace = false
+                out.append(scalar)
+                lower.append(Self.fold(scalar))
+            }
         }
-        finish()
+        scalars = out
+        folded = lower
+        flags = [UInt8](repeating: 0, count: out.count)
+        self.pendingSpace = pendingSpace
+        self.pendingNewline = pendingNewline
+    }
+
+    enum ScalarKind { case lineBreak, space, invisible, visible }
+
+    @inline(__always)
+    static func kind(of scalar: Unicode.Scalar) -> ScalarKind {
+        switch scalar.value {
+        case 0x0A, 0x0B, 0x0C, 0x2028, 0x2029: return .lineBreak
+        case 0x09, 0x0D, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x202F, 0x205F, 0x3000: return .space
+        case 0x00...0x08, 0x0E...0x1F, 0x7F, 0xAD, 0x34F, 0x200B...0x200D, 0x2060, 0xFEFF: return .invisible
+        default: return .visible
+        }
     }
 
     /// Computes `folded` once all scalars are in; call when the document is complete.
@@ -42,14 +79,14 @@ struct TextDocument {
 
     /// Appends one visible scalar; whitespace is deferred and collapsed.
     mutating func append(_ scalar: Unicode.Scalar, flags: UInt8) {
-        switch scalar.value {
-        case 0x0A, 0x0B, 0x0C, 0x2028, 0x2029:
+        switch Self.kind(of: scalar) {
+        case .lineBreak:
             breakLine()
-        case 0x09, 0x0D, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x202F, 0x205F, 0x3000:
+        case .space:
             pendingSpace = true
-        case 0x00...0x08, 0x0E...0x1F, 0x7F, 0xAD, 0x34F, 0x200B...0x200D, 0x2060, 0xFEFF:
+        case .invisible:
             return // control and invisible characters (preheader padding, soft hyphens)
-        default:
+        case .visible:
             if isFull { return }
             if pendingNewline {
                 if let last = scalars.last, last != "\n" { push("\n", flags: 0) }
