@@ -42,7 +42,7 @@ public enum IncomingMessage {
         var pendingSpace = false
         // Scalars, not Characters: grapheme breaking costs more than it gives a 200-character preview.
         for scalar in text.unicodeScalars {
-            if scalar.properties.isWhitespace {
+            if scalar.value < 0x80 ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace {
                 pendingSpace = count > 0
                 continue
             }
