@@ -8,7 +8,6 @@ let package = Package(
     name: "Understudy",
     products: [
         .executable(name: "understudy", targets: ["understudy"]),
-        .executable(name: "understudy-bench", targets: ["understudy-bench"]),
     ],
     targets: [
         // MARK: C libraries
@@ -58,8 +57,6 @@ let package = Package(
                                "UnderstudyInbox", "UnderstudyJOSE", "UnderstudyJSON"],
                 path: "Sources/UnderstudyApp"),
         .executableTarget(name: "understudy", dependencies: ["UnderstudyApp"], path: "Sources/understudy"),
-        .executableTarget(name: "understudy-bench", dependencies: ["UnderstudyApp"],
-                          path: "Sources/understudy-bench"),
 
         // MARK: Tests, one per module
         .testTarget(name: "UnderstudyJSONTests", dependencies: ["UnderstudyJSON"]),

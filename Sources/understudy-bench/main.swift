@@ -1,2 +1,0 @@
-import UnderstudyApp
-print("bench")
