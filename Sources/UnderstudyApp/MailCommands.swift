@@ -39,9 +39,9 @@ enum MailCommands {
         }
         let wait = parsed.value("--wait") ?? "0"
         guard let seconds = Int(wait), (0...300).contains(seconds) else { throw UsageError("--wait takes 0 to 300 seconds, got '\(wait)'") }
-        var query = "to=\(percentEncoded(to))&wait=\(seconds)"
-        if let after = parsed.value("--after") { query += "&after=\(percentEncoded(after))" }
-        if let purpose = parsed.value("--purpose") { query += "&purpose=\(percentEncoded(purpose))" }
+        var query = "to=\(URLEncoding.queryComponent(to))&wait=\(seconds)"
+        if let after = parsed.value("--after") { query += "&after=\(URLEncoding.queryComponent(after))" }
+        if let purpose = parsed.value("--purpose") { query += "&purpose=\(URLEncoding.queryComponent(purpose))" }
         let client = try server(parsed, environment: environment)
         let response = try client.get("/api/\(kind == "otp" ? "otp" : "links")?\(query)", readTimeout: seconds + 10)
         guard response.status == 200, let value = response.json?[kind == "otp" ? "code" : "url"]?.stringValue else {
@@ -67,9 +67,9 @@ enum MailCommands {
         }
         let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy inbox")
         guard parsed.positionals.isEmpty else { throw UsageError("inbox takes no arguments; filter with --to ADDR or --query TEXT") }
-        var query = "limit=\(percentEncoded(parsed.value("--limit") ?? "20"))"
-        if let to = parsed.value("--to") { query += "&to=\(percentEncoded(to))" }
-        if let q = parsed.value("--query") { query += "&q=\(percentEncoded(q))" }
+        var query = "limit=\(URLEncoding.queryComponent(parsed.value("--limit") ?? "20"))"
+        if let to = parsed.value("--to") { query += "&to=\(URLEncoding.queryComponent(to))" }
+        if let q = parsed.value("--query") { query += "&q=\(URLEncoding.queryComponent(q))" }
         let response = try server(parsed, environment: environment).get("/api/messages?\(query)")
         guard response.status == 200, let json = response.json else {
             output.err("error: \(problemMessage(response))\n")
@@ -134,7 +134,7 @@ enum MailCommands {
 /// Builds small RFC 5322 messages: UTF-8 text, with RFC 2047 subjects when they are not ASCII.
 enum MessageBuilder {
     static func plainText(from: String, to: [String], subject: String, body: String, date: Int64) -> [UInt8] {
-        let encodedSubject = subject.utf8.allSatisfy { $0 < 0x80 } ? subject : "=?UTF-8?B?\(base64(Array(subject.utf8)))?="
+        let encodedSubject = subject.utf8.allSatisfy { $0 < 0x80 } ? subject : "=?UTF-8?B?\(Base64.encode(subject.utf8))?="
         let unix = date / 1000
         var lines = [
             "From: \(from)",
@@ -147,7 +147,7 @@ enum MessageBuilder {
             "Content-Transfer-Encoding: base64",
             "",
         ]
-        let encoded = base64(Array(body.utf8))
+        let encoded = Base64.encode(body.utf8)
         var i = encoded.startIndex
         while i < encoded.endIndex {
             let j = encoded.index(i, offsetBy: 76, limitedBy: encoded.endIndex) ?? encoded.endIndex
@@ -161,22 +161,7 @@ enum MessageBuilder {
     static func rfc5322Date(_ unix: Int64) -> String {
         String(HTTPDate.format(epochSeconds: unix).dropLast(4)) + " +0000"
     }
-
-    static func base64(_ bytes: [UInt8]) -> String {
-        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        var out = ""
-        var i = 0
-        while i < bytes.count {
-            let n = min(3, bytes.count - i)
-            let b0 = bytes[i], b1 = n > 1 ? bytes[i + 1] : 0, b2 = n > 2 ? bytes[i + 2] : 0
-            out.append(table[Int(b0 >> 2)])
-            out.append(table[Int((b0 & 3) << 4 | b1 >> 4)])
-            out.append(n > 1 ? table[Int((b1 & 15) << 2 | b2 >> 6)] : "=")
-            out.append(n > 2 ? table[Int(b2 & 63)] : "=")
-            i += 3
-        }
-        return out
-    }
 }
 
 import UnderstudyHTTP
+import UnderstudyJOSE

@@ -69,19 +69,3 @@ struct SimpleHTTPClient {
         try request("POST", target, headers: [("Content-Type", "application/json")], body: value.serializedBytes())
     }
 }
-
-/// Query-string encoding of a value (RFC 3986 unreserved characters kept).
-func percentEncoded(_ s: String) -> String {
-    var out = ""
-    for b in s.utf8 {
-        switch b {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-            out.unicodeScalars.append(Unicode.Scalar(b))
-        default:
-            let hex = Array("0123456789ABCDEF")
-            out += "%" + String(hex[Int(b >> 4)]) + String(hex[Int(b & 15)])
-        }
-    }
-    return out
-}

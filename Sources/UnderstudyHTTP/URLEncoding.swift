@@ -1,5 +1,22 @@
 /// Percent-decoding (RFC 3986 §2.1) and application/x-www-form-urlencoded decoding (WHATWG URL §5.1).
 public enum URLEncoding {
+    /// Percent-encodes a query name or value: every byte but RFC 3986's unreserved characters.
+    public static func queryComponent(_ s: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count)
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(b)
+            default:
+                out.append(contentsOf: [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 15)]])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Strict percent-decoding for paths: nil if a `%` is not followed by two hex digits or the result
     /// is not UTF-8.
     public static func percentDecoded(_ bytes: some Collection<UInt8>) -> String? {

@@ -155,17 +155,9 @@ public final class Inbox: Sendable {
     }
 
     static func delivered(id: String, message: NewMessage) -> DeliveredMessage {
-        var addresses = Set<String>()
-        for a in message.envelopeTo + message.to + message.cc { addresses.insert(normalize(a)) }
+        let addresses = Set(message.recipientKeys)
         let links = ((try? JSONValue.parse(message.linksJSON))?.arrayValue) ?? []
         return DeliveredMessage(id: id, message: message, addresses: addresses, links: links)
-    }
-
-    static func normalize(_ address: String) -> String {
-        var s = Substring(address)
-        while let f = s.first, f.isWhitespace || f == "<" { s.removeFirst() }
-        while let l = s.last, l.isWhitespace || l == ">" { s.removeLast() }
-        return s.lowercased()
     }
 
     // MARK: Deleting
@@ -193,7 +185,7 @@ public final class Inbox: Sendable {
                      existing: @escaping @Sendable () -> JSONValue?,
                      match: @escaping @Sendable (DeliveredMessage) -> JSONValue?,
                      callback: @escaping @Sendable (JSONValue?) -> Void) -> @Sendable () -> Void {
-        let key = Self.normalize(address)
+        let key = MessageFilter.normalizeAddress(address)
         let id = registry.withLock { r -> UInt64 in
             let id = r.nextID
             r.nextID += 1

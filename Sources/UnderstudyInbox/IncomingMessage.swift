@@ -13,7 +13,7 @@ public enum IncomingMessage {
     public static func digest(raw: [UInt8], envelopeFrom: String, envelopeTo: [String], receivedAt: Int64) -> NewMessage {
         let mime = MIMEMessage(parsing: raw)
         let text = mime.bestText
-        let extraction = Extractor.extract(subject: mime.subject, text: mime.text ?? (mime.html == nil ? text : nil), html: mime.html)
+        let extraction = Extractor.extract(subject: mime.subject, text: mime.text, html: mime.html)
         let links: JSONValue = .array(extraction.links.map(linkJSON))
         let attachments: JSONValue = .array(mime.parts.filter { $0.isAttachment || $0.contentID != nil }.map(attachmentJSON))
         return NewMessage(

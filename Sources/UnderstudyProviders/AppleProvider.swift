@@ -3,13 +3,12 @@ import UnderstudyJSON
 
 /// Sign in with Apple: its discovery document, its JWKS, and ID tokens shaped like Apple's.
 public struct AppleProvider: Sendable {
-    public let settings: AppleSettings
     public let provider: ProviderSettings
+    public var settings: AppleSettings { provider.apple }
     public let keyRing: KeyRing
     let deriver: IdentityDeriver
 
     public init(settings: ProviderSettings, keys: KeyRing) {
-        self.settings = settings.apple
         self.provider = settings
         self.keyRing = keys
         self.deriver = IdentityDeriver(seed: settings.identitySeed)

@@ -3,8 +3,8 @@ import UnderstudyJSON
 
 /// Google Sign-In: discovery, v3 JWKS, v1 PEM certificates, tokeninfo, and ID tokens shaped like Google's.
 public struct GoogleProvider: Sendable {
-    public let settings: GoogleSettings
     public let provider: ProviderSettings
+    public var settings: GoogleSettings { provider.google }
     public let keyRing: KeyRing
     /// PEM certificates by kid, made once at start (v1 certs endpoint).
     public let certificates: [(kid: String, pem: String)]
@@ -13,7 +13,6 @@ public struct GoogleProvider: Sendable {
     /// Certificates are self-signed over the configured keys, valid from a day before `now` for two weeks,
     /// like Google's rotating certificates.
     public init(settings: ProviderSettings, keys: KeyRing, now: Int64) throws(JOSEError) {
-        self.settings = settings.google
         self.provider = settings
         self.keyRing = keys
         self.deriver = IdentityDeriver(seed: settings.identitySeed)

@@ -34,7 +34,7 @@ public struct MessageFilter: Sendable, Equatable {
     }
 
     /// The key the recipient index uses for an address: trimmed, without angle brackets, lowercase.
-    static func normalizeAddress(_ address: String) -> String {
+    public static func normalizeAddress(_ address: String) -> String {
         var trimmed = Substring(address)
         while let first = trimmed.first, first.isWhitespace || first == "<" { trimmed.removeFirst() }
         while let last = trimmed.last, last.isWhitespace || last == ">" { trimmed.removeLast() }

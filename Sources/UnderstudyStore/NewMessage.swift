@@ -77,7 +77,7 @@ public struct NewMessage: Sendable, Equatable {
     }
 
     /// The distinct lowercase addresses "messages to X" should find.
-    var recipientKeys: [String] {
+    public var recipientKeys: [String] {
         var seen = Set<String>()
         var keys: [String] = []
         for address in envelopeTo + to + cc {

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import UnderstudyJOSE
 import UnderstudyJSON
 @testable import UnderstudyApp
 
@@ -145,7 +146,7 @@ import Glibc
         try socket.send("EHLO t\r\n")
         let ehlo = try SimpleSMTPClient.readReply(socket)
         #expect(ehlo.lines.contains("SIZE 2048"))
-        try socket.send("AUTH PLAIN \(MessageBuilder.base64(Array("\u{0}u\u{0}wrong".utf8)))\r\n")
+        try socket.send("AUTH PLAIN \(Base64.encode("\u{0}u\u{0}wrong".utf8))\r\n")
         #expect(try SimpleSMTPClient.readReply(socket).code == 535)
         try socket.send("MAIL FROM:<a@b> SIZE=4096\r\n")
         #expect(try SimpleSMTPClient.readReply(socket).code == 552)
