@@ -45,6 +45,7 @@ public final class Inbox: Sendable {
 
     struct PendingItem {
         var message: NewMessage
+        var links: [JSONValue]
         var completion: @Sendable (Result<String, InboxError>) -> Void
     }
 
@@ -83,9 +84,10 @@ public final class Inbox: Sendable {
     /// (or failed), with the message id.
     public func accept(raw: [UInt8], envelopeFrom: String, envelopeTo: [String],
                        completion: @escaping @Sendable (Result<String, InboxError>) -> Void) {
-        let message = IncomingMessage.digest(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo, receivedAt: clock())
+        let (message, links) = IncomingMessage.digestWithLinks(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo,
+                                                               receivedAt: clock())
         let scheduleDrain = pending.withLock { state -> Bool in
-            state.items.append(PendingItem(message: message, completion: completion))
+            state.items.append(PendingItem(message: message, links: links, completion: completion))
             if state.drainScheduled { return false }
             state.drainScheduled = true
             return true
@@ -124,7 +126,8 @@ public final class Inbox: Sendable {
                 var delivered: [DeliveredMessage] = []
                 delivered.reserveCapacity(ids.count)
                 for (item, id) in zip(batch, ids) {
-                    delivered.append(Self.delivered(id: id, message: item.message))
+                    delivered.append(DeliveredMessage(id: id, message: item.message,
+                                                      addresses: Set(item.message.recipientKeys), links: item.links))
                 }
                 // Reply 250 first, then wake waiters: both happen after the commit.
                 for (item, id) in zip(batch, ids) { item.completion(.success(id)) }
@@ -152,12 +155,6 @@ public final class Inbox: Sendable {
             _ = try? self.store.indexPendingSearch(limit: Self.indexingChunk)
             if self.store.unindexedCount > 0 { self.scheduleIndexing(after: .milliseconds(0)) }
         }
-    }
-
-    static func delivered(id: String, message: NewMessage) -> DeliveredMessage {
-        let addresses = Set(message.recipientKeys)
-        let links = ((try? JSONValue.parse(message.linksJSON))?.arrayValue) ?? []
-        return DeliveredMessage(id: id, message: message, addresses: addresses, links: links)
     }
 
     // MARK: Deleting

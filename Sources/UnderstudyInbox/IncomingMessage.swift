@@ -11,18 +11,26 @@ public enum IncomingMessage {
     static let snippetLength = 200
 
     public static func digest(raw: [UInt8], envelopeFrom: String, envelopeTo: [String], receivedAt: Int64) -> NewMessage {
+        digestWithLinks(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo, receivedAt: receivedAt).message
+    }
+
+    /// The message to store, and its links as values, so waiters can match them without parsing
+    /// the JSON text that was just written for the store.
+    static func digestWithLinks(raw: [UInt8], envelopeFrom: String, envelopeTo: [String],
+                                receivedAt: Int64) -> (message: NewMessage, links: [JSONValue]) {
         let mime = MIMEMessage(parsing: raw)
         let text = mime.bestText
         let extraction = Extractor.extract(subject: mime.subject, text: mime.text, html: mime.html)
-        let links: JSONValue = .array(extraction.links.map(linkJSON))
+        let links = extraction.links.map(linkJSON)
         let attachments: JSONValue = .array(mime.parts.filter { $0.isAttachment || $0.contentID != nil }.map(attachmentJSON))
-        return NewMessage(
+        let message = NewMessage(
             receivedAt: receivedAt, raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo,
             from: mime.from.first?.address, to: mime.to.map(\.address), cc: mime.cc.map(\.address),
             subject: mime.subject, messageID: mime.messageID, date: mime.date?.raw,
             text: text, html: mime.html, snippet: snippet(text ?? ""),
             codes: extraction.codes.map(\.value),
-            linksJSON: links.serialized(), attachmentsJSON: attachments.serialized())
+            linksJSON: JSONValue.array(links).serialized(), attachmentsJSON: attachments.serialized())
+        return (message, links)
     }
 
     static func linkJSON(_ link: ExtractedLink) -> JSONValue {
