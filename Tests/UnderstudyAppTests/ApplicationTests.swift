@@ -77,6 +77,33 @@ import UnderstudyJSON
         let (app, _) = try Self.start()
         defer { app.shutdown() }
         #expect(throws: StartupError.self) { try Self.start(["--http": app.httpAddresses[0]]) }
+        do {
+            _ = try Self.start(["--smtp": app.smtpAddress])
+            Issue.record("a second server took \(app.smtpAddress)")
+        } catch let error as StartupError {
+            #expect(error.description.contains("cannot listen for SMTP"))
+            #expect(error.description.contains("--smtp"))
+        }
+    }
+
+    @Test func unusableStoreIsAClearError() throws {
+        do {
+            _ = try Self.start(["--data": "/nonexistent-dir/inbox.sqlite"])
+            Issue.record("a store in a missing folder opened")
+        } catch let error as StartupError {
+            #expect(error.description.contains("cannot open the inbox store /nonexistent-dir/inbox.sqlite"))
+            #expect(error.description.contains("--data PATH"))
+        }
+    }
+
+    /// An embedder can build a Configuration by hand; the application still checks its addresses.
+    @Test func handBuiltConfigurationIsChecked() throws {
+        var configuration = try Configuration.load(configFile: nil, environment: [:], flags: [:])
+        configuration.http = "not-an-address"
+        #expect(throws: ConfigurationError.self) { try Application(configuration: configuration) }
+        configuration.http = "127.0.0.1:0"
+        configuration.smtp = "nowhere"
+        #expect(throws: ConfigurationError.self) { try Application(configuration: configuration) }
     }
 }
 

@@ -28,6 +28,14 @@ import Glibc
         // Nothing there yet: without wait, 404 at once.
         let none = try http.get("/api/otp?to=alice@example.com")
         #expect(none.status == 404 && none.json?["error"] == "nothing_arrived")
+        // Parameters are checked, each error naming the parameter.
+        for (query, name) in [("", "to"), ("to=a@b&wait=301", "wait"), ("to=a@b&wait=soon", "wait"),
+                              ("to=a@b&after=2026-13-45T00:00:00Z", "after"), ("to=a@b&after=not%20an%20id", "after")] {
+            let r = try http.get("/api/otp?\(query)")
+            #expect(r.status == 400, "\(query)")
+            #expect(r.json?["error"] == "invalid_parameter", "\(query)")
+            #expect(r.json?["message"]?.stringValue?.hasPrefix(name) == true, "\(query): \(r.text)")
+        }
 
         let answer = Mutex<SimpleHTTPClient.Response?>(nil)
         let waiter = try spawnThread { answer.withLock { $0 = try? http.get("/api/otp?to=alice%40example.com&wait=20", readTimeout: 30) } }

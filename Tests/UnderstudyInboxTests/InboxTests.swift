@@ -71,6 +71,18 @@ import Glibc
         #expect(try inbox.store.raw(id: id) == raw)
     }
 
+    /// When the store cannot take a message, the caller hears so (the SMTP session answers 451).
+    @Test func storeFailureReachesTheCaller() throws {
+        let inbox = try Self.inbox()
+        inbox.store.close()
+        do {
+            _ = try inbox.acceptAndWait(raw: mail(subject: "x", body: "y"), envelopeFrom: "a@x", envelopeTo: ["b@example.com"])
+            Issue.record("a closed store accepted a message")
+        } catch {
+            #expect(error.description.hasPrefix("the message could not be stored"))
+        }
+    }
+
     @Test func manyConcurrentAcceptsAreAllStored() throws {
         let inbox = try Self.inbox()
         defer { inbox.store.close() }
