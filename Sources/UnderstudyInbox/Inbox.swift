@@ -95,7 +95,7 @@ public final class Inbox: Sendable {
         if scheduleDrain { writer.async { self.drain() } }
     }
 
-    /// `accept`, waiting for the commit: for the CLI's `send` path and tests.
+    /// `accept`, waiting for the commit: for embedding the inbox without an SMTP server (and tests).
     public func acceptAndWait(raw: [UInt8], envelopeFrom: String, envelopeTo: [String]) throws(InboxError) -> String {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<String, InboxError>?>(nil)

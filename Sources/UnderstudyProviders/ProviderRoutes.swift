@@ -103,7 +103,7 @@ public struct ProviderRoutes: Sendable {
         do {
             body = try request.jsonBody()
         } catch {
-            return .problem(error.status, error: "invalid_body", message: error.message)
+            return error.response
         }
         do {
             let mintRequest = try MintRequest(json: body)
