@@ -48,6 +48,28 @@ public final class Database {
 
     // MARK: Running SQL
 
+    /// What one WAL checkpoint did: frames in the log, and how many of them are now in the
+    /// database file. `complete` when every frame was copied, so the next writer starts the log
+    /// over from its beginning instead of appending to it.
+    struct CheckpointResult: Equatable {
+        var logFrames: Int
+        var checkpointedFrames: Int
+        var complete: Bool { checkpointedFrames == logFrames }
+    }
+
+    /// Copies committed WAL frames into the database file without waiting for anyone (a PASSIVE
+    /// checkpoint: it stops at frames a reader still needs or a writer is adding).
+    func checkpointPassive() throws -> CheckpointResult {
+        let db = try handle()
+        var logFrames: Int32 = 0
+        var checkpointed: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &checkpointed)
+        guard rc == SQLITE_OK || rc == SQLITE_BUSY else {
+            throw DatabaseError.sqlite(rc, message: String(cString: sqlite3_errmsg(db)), sql: "wal_checkpoint")
+        }
+        return CheckpointResult(logFrames: Int(max(0, logFrames)), checkpointedFrames: Int(max(0, checkpointed)))
+    }
+
     /// Runs one or more statements without arguments (schema changes, pragmas).
     public func execute(_ sql: String) throws {
         let db = try handle()

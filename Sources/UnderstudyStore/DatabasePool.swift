@@ -34,8 +34,9 @@ public final class DatabasePool: Sendable {
         try self.init(location: location, migrator: migrator, prepare: { _ in })
     }
 
-    init(location: Location, migrator: DatabaseMigrator, cacheKiB: Int = 8192,
+    init(location: Location, migrator: DatabaseMigrator, cacheKiB: Int = 8192, walRewindFrames: Int = 4096,
          prepare: (Database) throws -> Void) throws {
+        self.walRewindFrames = walRewindFrames
         var temporaryDirectory: TemporaryDirectory?
         switch location {
         case .file(let path):
@@ -96,10 +97,24 @@ public final class DatabasePool: Sendable {
         checkpointTimer.resume()
     }
 
-    /// Copies committed WAL frames into the database file without blocking the writer (PASSIVE).
-    func checkpoint() {
+    /// Log size (in frames, 4 KiB each) from which a checkpoint also rewinds the log: 16 MiB.
+    private let walRewindFrames: Int
+
+    /// Copies committed WAL frames into the database file, and keeps the log from growing.
+    ///
+    /// The copy runs PASSIVE, beside the writer, and never holds it up. But SQLite only rewinds the
+    /// log when a write transaction begins with every frame already copied, which never happens
+    /// while mail keeps arriving: the writer appends during every copy. The log would then grow for
+    /// as long as the load lasts (hundreds of MB in a minute), each commit landing on fresh blocks
+    /// the file system must allocate and zero. So once the log is big, a second pass holds the
+    /// writer's lock and copies the few frames added during the first (a millisecond or two, fsync
+    /// included); the next write transaction then starts the log over, on pages already cached.
+    @discardableResult
+    func checkpoint() -> Database.CheckpointResult? {
         checkpointer.withLock { slot in
-            _ = try? slot.database?.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            guard let db = slot.database, let first = try? db.checkpointPassive() else { return nil }
+            guard first.logFrames >= walRewindFrames else { return first }
+            return writer.withLock { _ in try? db.checkpointPassive() }
         }
     }
 

@@ -1,3 +1,5 @@
+import Dispatch
+import Glibc
 import Testing
 @testable import UnderstudyStore
 
@@ -63,6 +65,40 @@ private struct Pair: RowDecodable, Equatable {
         #expect(try pool.read { db in try db.fetchScalar(Int.self, "SELECT count(*) FROM t") } == 0)
         let inside = try pool.write { db in db.isInsideTransaction }
         #expect(inside)
+    }
+
+    /// SQLite only rewinds the WAL when a write begins with every frame checkpointed; with a writer
+    /// committing during every checkpoint that never happens and the log grows without end. The
+    /// pool's checkpoint must keep it bounded while writes go on.
+    @Test func theLogStaysBoundedWhileWritesGoOn() throws {
+        let pool = try DatabasePool(location: .temporary, migrator: DatabaseMigrator(), walRewindFrames: 32,
+                                    prepare: { _ in })
+        defer { pool.close() }
+        try pool.write { db in try db.execute("CREATE TABLE t (b BLOB)") }
+        let transactions = 3000  // about 3 frames each: 36 MiB of log if it never rewinds
+        let group = DispatchGroup()
+        let failures = DispatchQueue(label: "failures")
+        nonisolated(unsafe) var failure: (any Error)?
+        DispatchQueue.global().async(group: group) {
+            let blob = DatabaseValue.blob([UInt8](repeating: 7, count: 4000))
+            do {
+                for _ in 0..<transactions {
+                    try pool.write { db in try db.execute("INSERT INTO t (b) VALUES (?)", arguments: [blob]) }
+                }
+            } catch {
+                failures.sync { failure = error }
+            }
+        }
+        var checkpoints = 0
+        while group.wait(timeout: .now() + .milliseconds(2)) == .timedOut {
+            if pool.checkpoint() != nil { checkpoints += 1 }
+        }
+        try failures.sync { if let failure { throw failure } }
+        #expect(checkpoints > 0)
+        var info = stat()
+        #expect(stat(pool.path + "-wal", &info) == 0)
+        #expect(info.st_size < 8 << 20, "the log reached \(info.st_size) bytes")
+        #expect(try pool.read { db in try db.fetchScalar(Int.self, "SELECT count(*) FROM t") } == transactions)
     }
 
     @Test func connectionsUseWALNormalSyncAndForeignKeys() throws {
