@@ -25,39 +25,98 @@ struct TextDocument {
         flags.reserveCapacity(capacity)
     }
 
-    /// Builds a document from plain text, keeping its line structure. The same rules as `append`,
-    /// in one tight loop over local arrays: this runs on every message the sink ingests.
+    /// Builds a document from plain text, keeping its line structure: the same rules as `append`,
+    /// in one loop over the text's UTF-8 straight into the two arrays. This runs on every message
+    /// the sink ingests; printable ASCII, nearly all of a typical message, takes a short path.
     init(plainText: String) {
-        let limit = Self.maximumScalars
-        var out: [Unicode.Scalar] = []
-        var lower: [Unicode.Scalar] = []
-        out.reserveCapacity(min(plainText.utf8.count, limit))
-        lower.reserveCapacity(min(plainText.utf8.count, limit))
-        var pendingSpace = false
-        var pendingNewline = false
-        scan: for scalar in plainText.unicodeScalars {
-            switch Self.kind(of: scalar) {
-            case .lineBreak: pendingNewline = true
-            case .space: pendingSpace = true
-            case .invisible: break
-            case .visible:
-                if out.count >= limit { break scan }
-                if let last = out.last, last != "\n", pendingNewline || pendingSpace {
-                    let separator: Unicode.Scalar = pendingNewline ? "\n" : " "
-                    out.append(separator)
-                    lower.append(separator)
+        var text = plainText
+        let capacity = min(text.utf8.count, Self.maximumScalars + 1)
+        var lowered: [Unicode.Scalar] = []
+        var endsPendingSpace = false
+        var endsPendingNewline = false
+        let original = [Unicode.Scalar](unsafeUninitializedCapacity: capacity) { out, outCount in
+            lowered = [Unicode.Scalar](unsafeUninitializedCapacity: capacity) { lower, lowerCount in
+                let n = text.withUTF8 { bytes in
+                    Self.fill(out: out, lower: lower, from: bytes,
+                              pendingSpace: &endsPendingSpace, pendingNewline: &endsPendingNewline)
                 }
-                pendingNewline = false
-                pendingSpace = false
-                out.append(scalar)
-                lower.append(Self.fold(scalar))
+                lowerCount = n
             }
+            outCount = lowered.count
         }
-        scalars = out
-        folded = lower
-        flags = [UInt8](repeating: 0, count: out.count)
-        self.pendingSpace = pendingSpace
-        self.pendingNewline = pendingNewline
+        scalars = original
+        folded = lowered
+        flags = [UInt8](repeating: 0, count: original.count)
+        pendingSpace = endsPendingSpace
+        pendingNewline = endsPendingNewline
+    }
+
+    /// The loop of `init(plainText:)`. `bytes` is valid UTF-8 (it comes from a String); `out` and
+    /// `lower` hold at least min(bytes.count, maximumScalars + 1) scalars, which is enough: every
+    /// scalar written, separators included, consumed at least one byte. Returns the count written.
+    private static func fill(out: UnsafeMutableBufferPointer<Unicode.Scalar>,
+                             lower: UnsafeMutableBufferPointer<Unicode.Scalar>,
+                             from bytes: UnsafeBufferPointer<UInt8>,
+                             pendingSpace: inout Bool, pendingNewline: inout Bool) -> Int {
+        let limit = maximumScalars
+        var n = 0
+        var atLineStart = true  // nothing written yet, or the last scalar written is "\n"
+        var space = false
+        var newline = false
+        var i = 0
+        let end = bytes.count
+        while i < end {
+            let byte = bytes[i]
+            let scalar: Unicode.Scalar
+            if byte < 0x80 {
+                i += 1
+                if byte > 0x20 && byte < 0x7F {
+                    scalar = Unicode.Scalar(byte)
+                } else {
+                    switch byte {
+                    case 0x0A, 0x0B, 0x0C: newline = true
+                    case 0x09, 0x0D, 0x20: space = true
+                    default: break  // C0 controls and DEL are invisible
+                    }
+                    continue
+                }
+            } else {
+                // Multi-byte sequence: the lead byte gives its length; the text is valid UTF-8.
+                var value: UInt32
+                let length: Int
+                if byte >= 0xF0 { value = UInt32(byte & 0x07); length = 4 }
+                else if byte >= 0xE0 { value = UInt32(byte & 0x0F); length = 3 }
+                else { value = UInt32(byte & 0x1F); length = 2 }
+                let stop = min(i + length, end)
+                i += 1
+                while i < stop { value = value << 6 | UInt32(bytes[i] & 0x3F); i += 1 }
+                let decoded = Unicode.Scalar(value) ?? "\u{FFFD}"
+                switch kind(of: decoded) {
+                case .lineBreak: newline = true; continue
+                case .space: space = true; continue
+                case .invisible: continue
+                case .visible: scalar = decoded
+                }
+            }
+            let separated = !atLineStart && (newline || space)
+            if n + (separated ? 2 : 1) > limit { break }
+            if separated {
+                let separator: Unicode.Scalar = newline ? "\n" : " "
+                out[n] = separator
+                lower[n] = separator
+                n += 1
+            }
+            newline = false
+            space = false
+            out[n] = scalar
+            let value = scalar.value
+            lower[n] = value >= 0x41 && value <= 0x5A ? Unicode.Scalar(UInt8(value | 0x20)) : value < 0x80 ? scalar : fold(scalar)
+            n += 1
+            atLineStart = false
+        }
+        pendingSpace = space
+        pendingNewline = newline
+        return n
     }
 
     enum ScalarKind { case lineBreak, space, invisible, visible }
@@ -87,12 +146,9 @@ struct TextDocument {
         case .invisible:
             return // control and invisible characters (preheader padding, soft hyphens)
         case .visible:
-            if isFull { return }
-            if pendingNewline {
-                if let last = scalars.last, last != "\n" { push("\n", flags: 0) }
-            } else if pendingSpace, let last = scalars.last, last != "\n" {
-                push(" ", flags: 0)
-            }
+            let separated = (pendingNewline || pendingSpace) && scalars.last.map { $0 != "\n" } == true
+            if scalars.count + (separated ? 2 : 1) > Self.maximumScalars { return }
+            if separated { push(pendingNewline ? "\n" : " ", flags: 0) }
             pendingNewline = false
             pendingSpace = false
             push(scalar, flags: flags)

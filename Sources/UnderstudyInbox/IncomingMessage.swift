@@ -45,25 +45,27 @@ public enum IncomingMessage {
     /// The start of the text with runs of white space folded to one space: at most `snippetLength`
     /// characters, then "…" when there was more.
     static func snippet(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
+        var out: [UInt8] = []
+        out.reserveCapacity(snippetLength + 8)
         var count = 0
         var pendingSpace = false
         // Scalars, not Characters: grapheme breaking costs more than it gives a 200-character preview.
         for scalar in text.unicodeScalars {
-            if scalar.value < 0x80 ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace {
+            let value = scalar.value
+            if value < 0x80 ? (value == 0x20 || (0x09...0x0D).contains(value)) : scalar.properties.isWhitespace {
                 pendingSpace = count > 0
                 continue
             }
             let needed = pendingSpace ? 2 : 1
             if count + needed > snippetLength {
-                out.append("…")
-                return String(out)
+                out.append(contentsOf: [0xE2, 0x80, 0xA6])  // "…"
+                break
             }
-            if pendingSpace { out.append(" ") }
-            out.append(scalar)
+            if pendingSpace { out.append(0x20) }
+            if value < 0x80 { out.append(UInt8(value)) } else { UTF8.encode(scalar) { out.append($0) } }
             count += needed
             pendingSpace = false
         }
-        return String(out)
+        return String(decoding: out, as: UTF8.self)
     }
 }

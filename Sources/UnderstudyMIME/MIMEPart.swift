@@ -1,3 +1,4 @@
+import Glibc
 /// How a part asks to be shown (Content-Disposition).
 public enum MIMEDisposition: String, Sendable, Hashable {
     case inline, attachment
@@ -58,23 +59,28 @@ public struct MIMEPart: Sendable, Hashable {
     static func normalizeNewlines(_ s: String) -> String {
         guard s.utf8.contains(0x0D) else { return s }
         var s = s
-        // One pass over contiguous bytes into a string buffer: this runs on every ingested message.
+        // Runs between CRs are copied whole (memchr finds the next one): this runs on every
+        // ingested message, whose lines are mostly long runs without a CR.
         return s.withUTF8 { source in
             String(unsafeUninitializedCapacity: source.count) { out in
+                guard let base = source.baseAddress, let target = out.baseAddress else { return 0 }
                 var count = 0
-                var previousCR = false
-                for b in source {
-                    if b == 0x0D {
-                        out[count] = 0x0A
-                        count += 1
-                        previousCR = true
-                    } else if b == 0x0A && previousCR {
-                        previousCR = false
-                    } else {
-                        previousCR = false
-                        out[count] = b
-                        count += 1
+                var i = 0
+                let end = source.count
+                while i < end {
+                    let start: UnsafePointer<UInt8> = base + i
+                    var run: Int = end - i
+                    if let found = memchr(start, 0x0D, run) {
+                        run = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - start
                     }
+                    (target + count).initialize(from: start, count: run)
+                    count += run
+                    i += run
+                    guard i < end else { break }
+                    target[count] = 0x0A  // CR LF, and a lone CR, become LF
+                    count += 1
+                    i += 1
+                    if i < end && base[i] == 0x0A { i += 1 }
                 }
                 return count
             }

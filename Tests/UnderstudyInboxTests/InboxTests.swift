@@ -58,6 +58,11 @@ import Glibc
         #expect(s.count <= IncomingMessage.snippetLength + 1)
         #expect(s.count >= IncomingMessage.snippetLength - 4)
         #expect(s.hasSuffix("…"))
+        #expect(IncomingMessage.snippet("  \n\t 验证码\u{3000}\u{3000}６４１０２８\r\n  Ünï  ") == "验证码 ６４１０２８ Ünï")
+        #expect(IncomingMessage.snippet("") == "")
+        let wide = IncomingMessage.snippet(String(repeating: "验", count: 300))
+        #expect(wide.unicodeScalars.count == IncomingMessage.snippetLength + 1)
+        #expect(wide.hasSuffix("验…"))
     }
 
     @Test func acceptStoresAndAnswersAfterCommit() throws {

@@ -58,16 +58,31 @@ import Testing
         ("Wed, 2 Dec 2026 16:18 +0000", 1_796_228_280),
         ("Thu, 1 Jan 1970 00:00:00 -0000", 0),
         ("Sun, 21 Mar 1993 23:56:48 -0800 (PST)", 732_787_008),
+        ("WED,02 DEC 2026 16:18:45 UT", 1_796_228_325),
+        ("Wed Dec  2 16:18:45 2026", 1_796_228_325),
+        ("Wed, 2 Dec 2026 (a comment) 16:18:45\r\n +0000", 1_796_228_325),
+        ("Wed, 2 December 2026 08:18:45 PST", 1_796_228_325),
     ])
     func dates(raw: String, epoch: Int64) {
         #expect(MIMEDate(raw: raw).secondsSince1970 == epoch)
     }
 
-    @Test(arguments: ["", "yesterday", "32 Dec 2026 10:00:00 +0000", "2 Dec 2026 25:00:00 +0000", "2 Foo 2026 10:00 +0000"])
+    @Test(arguments: ["", "yesterday", "32 Dec 2026 10:00:00 +0000", "2 Dec 2026 25:00:00 +0000", "2 Foo 2026 10:00 +0000",
+                      "2 Dec 2026 10::00 +0000", "2 Dec 2026 10:00:00:00 +0000", "2 Dec 1899 10:00 +0000",
+                      String(repeating: "2 Dec 2026 ", count: 30)])
     func unparseableDates(raw: String) {
         let d = MIMEDate(raw: raw)
         #expect(d.raw == raw)
         #expect(d.secondsSince1970 == nil)
+    }
+
+    @Test func newlinesAreNormalizedToLF() {
+        #expect(MIMEPart.normalizeNewlines("a\r\nb\rc\nd\r\r\ne\r") == "a\nb\nc\nd\n\ne\n")
+        #expect(MIMEPart.normalizeNewlines("\r\n\r\n") == "\n\n")
+        #expect(MIMEPart.normalizeNewlines("no carriage returns\n") == "no carriage returns\n")
+        #expect(MIMEPart.normalizeNewlines("") == "")
+        let long = String(repeating: "验证码 line\r\n", count: 500)
+        #expect(MIMEPart.normalizeNewlines(long) == String(repeating: "验证码 line\n", count: 500))
     }
 
     @Test func htmlToText() {
