@@ -76,40 +76,46 @@ struct CodeScanner {
     // MARK: Atoms and groups
 
     private func collectAtoms() -> [Atom] {
-        var atoms: [Atom] = []
-        let scalars = document.scalars
-        let n = scalars.count
-        // Digits and letters as ASCII values (fullwidth forms narrowed); 0 for anything else.
-        @inline(__always) func ascii(_ i: Int) -> UInt32 {
-            let v = scalars[i].value
-            if v < 0x80 { return v }
-            switch v {
-            case 0xFF10...0xFF19: return v - 0xFF10 + 0x30
-            case 0xFF21...0xFF3A: return v - 0xFF21 + 0x41
-            case 0xFF41...0xFF5A: return v - 0xFF41 + 0x61
-            default: return 0
+        // One pass over every scalar of every ingested message: plain buffer reads, and a run of
+        // letters and digits is consumed by an inner loop.
+        document.scalars.withUnsafeBufferPointer { scalars in
+            var atoms: [Atom] = []
+            let n = scalars.count
+            // Digits and letters as ASCII values (fullwidth forms narrowed); 0 for anything else.
+            @inline(__always) func ascii(_ i: Int) -> UInt32 {
+                let v = scalars[i].value
+                if v < 0x80 { return v }
+                switch v {
+                case 0xFF10...0xFF19: return v - 0xFF10 + 0x30
+                case 0xFF21...0xFF3A: return v - 0xFF21 + 0x41
+                case 0xFF41...0xFF5A: return v - 0xFF41 + 0x61
+                default: return 0
+                }
             }
+            @inline(__always) func isAlphanumeric(_ c: UInt32) -> Bool {
+                c &- 0x30 < 10 || (c | 0x20) &- 0x61 < 26
+            }
+            var i = 0
+            while i < n {
+                var c = ascii(i)
+                guard isAlphanumeric(c) else {
+                    i &+= 1
+                    continue
+                }
+                var atom = Atom(start: i, end: i)
+                while true {
+                    if c <= 0x39 { atom.hasDigit = true } else if c <= 0x5A { atom.hasUpper = true } else { atom.hasLower = true }
+                    i &+= 1
+                    guard i < n else { break }
+                    c = ascii(i)
+                    guard isAlphanumeric(c) else { break }
+                }
+                atom.end = i
+                // Runs of letters only are never codes and never join codes; skip them early.
+                if atom.hasDigit || atom.length <= 4 { atoms.append(atom) }
+            }
+            return atoms
         }
-        var i = 0
-        while i < n {
-            var c = ascii(i)
-            guard (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) else {
-                i += 1
-                continue
-            }
-            var atom = Atom(start: i, end: i)
-            while true {
-                if c <= 0x39 { atom.hasDigit = true } else if c <= 0x5A { atom.hasUpper = true } else { atom.hasLower = true }
-                i += 1
-                guard i < n else { break }
-                c = ascii(i)
-                guard (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) else { break }
-            }
-            atom.end = i
-            // Runs of letters only are never codes and never join codes; skip them early.
-            if atom.hasDigit || atom.length <= 4 { atoms.append(atom) }
-        }
-        return atoms
     }
 
     private let numericSeparators: Set<Unicode.Scalar> = ["-", " ", ".", ":", "/", ",", "(", "+"]

@@ -65,41 +65,11 @@ struct TextDocument {
         var newline = false
         var i = 0
         let end = bytes.count
-        while i < end {
-            let byte = bytes[i]
-            let scalar: Unicode.Scalar
-            if byte < 0x80 {
-                i += 1
-                if byte > 0x20 && byte < 0x7F {
-                    scalar = Unicode.Scalar(byte)
-                } else {
-                    switch byte {
-                    case 0x0A, 0x0B, 0x0C: newline = true
-                    case 0x09, 0x0D, 0x20: space = true
-                    default: break  // C0 controls and DEL are invisible
-                    }
-                    continue
-                }
-            } else {
-                // Multi-byte sequence: the lead byte gives its length; the text is valid UTF-8.
-                var value: UInt32
-                let length: Int
-                if byte >= 0xF0 { value = UInt32(byte & 0x07); length = 4 }
-                else if byte >= 0xE0 { value = UInt32(byte & 0x0F); length = 3 }
-                else { value = UInt32(byte & 0x1F); length = 2 }
-                let stop = min(i + length, end)
-                i += 1
-                while i < stop { value = value << 6 | UInt32(bytes[i] & 0x3F); i += 1 }
-                let decoded = Unicode.Scalar(value) ?? "\u{FFFD}"
-                switch kind(of: decoded) {
-                case .lineBreak: newline = true; continue
-                case .space: space = true; continue
-                case .invisible: continue
-                case .visible: scalar = decoded
-                }
-            }
+        /// Before a visible scalar: writes the pending separator, if any; false when the scalar
+        /// (and its separator) would not fit under the cap.
+        @inline(__always) func beginVisible() -> Bool {
             let separated = !atLineStart && (newline || space)
-            if n + (separated ? 2 : 1) > limit { break }
+            if n + (separated ? 2 : 1) > limit { return false }
             if separated {
                 let separator: Unicode.Scalar = newline ? "\n" : " "
                 out[n] = separator
@@ -108,11 +78,56 @@ struct TextDocument {
             }
             newline = false
             space = false
-            out[n] = scalar
-            let value = scalar.value
-            lower[n] = value >= 0x41 && value <= 0x5A ? Unicode.Scalar(UInt8(value | 0x20)) : value < 0x80 ? scalar : fold(scalar)
-            n += 1
             atLineStart = false
+            return true
+        }
+        scan: while i < end {
+            let byte = bytes[i]
+            if byte &- 0x21 < 0x5E {
+                // A run of printable ASCII: one separator check, then a tight copy loop.
+                guard beginVisible() else { break scan }
+                let stop = i + min(end - i, limit - n)
+                var j = i
+                while j < stop {
+                    let b = bytes[j]
+                    if b &- 0x21 >= 0x5E { break }
+                    out[n] = Unicode.Scalar(b)
+                    lower[n] = Unicode.Scalar(b &- 0x41 < 26 ? b | 0x20 : b)
+                    n &+= 1
+                    j &+= 1
+                }
+                i = j
+                continue
+            }
+            if byte < 0x80 {
+                i += 1
+                switch byte {
+                case 0x0A, 0x0B, 0x0C: newline = true
+                case 0x09, 0x0D, 0x20: space = true
+                default: break  // C0 controls and DEL are invisible
+                }
+                continue
+            }
+            // A multi-byte sequence: the lead byte gives its length; the text is valid UTF-8.
+            var value: UInt32
+            let length: Int
+            if byte >= 0xF0 { value = UInt32(byte & 0x07); length = 4 }
+            else if byte >= 0xE0 { value = UInt32(byte & 0x0F); length = 3 }
+            else { value = UInt32(byte & 0x1F); length = 2 }
+            let stop = min(i + length, end)
+            i += 1
+            while i < stop { value = value << 6 | UInt32(bytes[i] & 0x3F); i += 1 }
+            let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
+            switch kind(of: scalar) {
+            case .lineBreak: newline = true
+            case .space: space = true
+            case .invisible: break
+            case .visible:
+                guard beginVisible() else { break scan }
+                out[n] = scalar
+                lower[n] = fold(scalar)
+                n += 1
+            }
         }
         pendingSpace = space
         pendingNewline = newline

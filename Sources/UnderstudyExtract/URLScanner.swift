@@ -14,6 +14,8 @@ enum URLScanner {
         let n = folded.count
         var i = 0
         while i + 8 <= n {
+            i = nextH(in: folded, from: i, to: n - 8)
+            guard i + 8 <= n else { break }
             guard folded[i] == "h", folded[i + 1] == "t", folded[i + 2] == "t", folded[i + 3] == "p" else {
                 i += 1
                 continue
@@ -48,6 +50,16 @@ enum URLScanner {
             i = max(end, i + 1)
         }
         return found
+    }
+
+    /// The first index in `from...last` holding "h", or `last + 1`: the scan's inner loop, over
+    /// a plain buffer since it reads every scalar of every ingested message.
+    private static func nextH(in folded: [Unicode.Scalar], from start: Int, to last: Int) -> Int {
+        folded.withUnsafeBufferPointer { buffer in
+            var k = start
+            while k <= last, buffer[k] != "h" { k &+= 1 }
+            return k
+        }
     }
 
     private static func isURLScalar(_ c: Unicode.Scalar) -> Bool {
