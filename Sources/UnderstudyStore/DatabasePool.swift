@@ -99,6 +99,8 @@ public final class DatabasePool: Sendable {
 
     /// Log size (in frames, 4 KiB each) from which a checkpoint also rewinds the log: 16 MiB.
     private let walRewindFrames: Int
+    /// Frames added during a checkpoint pass below which the final pass takes the writer's lock.
+    static let walCatchUpFrames = 256
 
     /// Copies committed WAL frames into the database file, and keeps the log from growing.
     ///
@@ -112,8 +114,16 @@ public final class DatabasePool: Sendable {
     @discardableResult
     func checkpoint() -> Database.CheckpointResult? {
         checkpointer.withLock { slot in
-            guard let db = slot.database, let first = try? db.checkpointPassive() else { return nil }
-            guard first.logFrames >= walRewindFrames else { return first }
+            guard let db = slot.database, var last = try? db.checkpointPassive() else { return nil }
+            guard last.logFrames >= walRewindFrames else { return last }
+            // Catch up without the lock while the writer keeps adding much during each pass, so the
+            // pass under the lock (fsync included) has little left to copy.
+            for _ in 0..<4 {
+                guard let next = try? db.checkpointPassive() else { return nil }
+                let added = next.logFrames - last.logFrames
+                last = next
+                if added < Self.walCatchUpFrames { break }
+            }
             return writer.withLock { _ in try? db.checkpointPassive() }
         }
     }
