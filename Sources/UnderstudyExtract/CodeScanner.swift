@@ -92,25 +92,31 @@ struct CodeScanner {
                 default: return 0
                 }
             }
-            @inline(__always) func isAlphanumeric(_ c: UInt32) -> Bool {
-                c &- 0x30 < 10 || (c | 0x20) &- 0x61 < 26
+            /// 1 for a digit, 2 for an uppercase letter, 4 for a lowercase one, 0 for anything else.
+            @inline(__always) func kind(_ c: UInt32) -> UInt8 {
+                if c &- 0x30 < 10 { return 1 }
+                if (c | 0x20) &- 0x61 < 26 { return c < 0x60 ? 2 : 4 }
+                return 0
             }
             var i = 0
             while i < n {
-                var c = ascii(i)
-                guard isAlphanumeric(c) else {
+                var bits = kind(ascii(i))
+                guard bits != 0 else {
                     i &+= 1
                     continue
                 }
-                var atom = Atom(start: i, end: i)
-                while true {
-                    if c <= 0x39 { atom.hasDigit = true } else if c <= 0x5A { atom.hasUpper = true } else { atom.hasLower = true }
+                let start = i
+                i &+= 1
+                while i < n {
+                    let k = kind(ascii(i))
+                    if k == 0 { break }
+                    bits |= k
                     i &+= 1
-                    guard i < n else { break }
-                    c = ascii(i)
-                    guard isAlphanumeric(c) else { break }
                 }
-                atom.end = i
+                var atom = Atom(start: start, end: i)
+                atom.hasDigit = bits & 1 != 0
+                atom.hasUpper = bits & 2 != 0
+                atom.hasLower = bits & 4 != 0
                 // Runs of letters only are never codes and never join codes; skip them early.
                 if atom.hasDigit || atom.length <= 4 { atoms.append(atom) }
             }
