@@ -134,11 +134,25 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
 
     func cancelTimer(id: UInt64) {
         if inEventLoop {
-            timerTasks[id] = nil
+            removeTimer(id: id)
         } else {
-            execute { self.timerTasks[id] = nil }
+            execute { self.removeTimer(id: id) }
         }
     }
+
+    /// A cancelled timer's heap entry stays until it reaches the top. Connections re-arm their
+    /// timeout on every command (an SMTP timeout is minutes long), so under sustained load those
+    /// entries would pile up by the million: once they outnumber live timers, the heap is rebuilt
+    /// from the live ones (linear, and rare enough to cost O(1) per cancel).
+    private func removeTimer(id: UInt64) {
+        guard timerTasks.removeValue(forKey: id) != nil else { return }
+        guard timerHeap.count > 64, timerHeap.count > 2 * timerTasks.count else { return }
+        timerHeap.removeAll { timerTasks[$0.id] == nil }
+        for index in stride(from: timerHeap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+
+    /// Heap entries, live or cancelled: for tests of the bound above.
+    var timerHeapCount: Int { timerHeap.count }
 
     private func insertTimer(id: UInt64, deadline: UInt64, _ task: @escaping () -> Void) {
         guard state != .stopped else { return }

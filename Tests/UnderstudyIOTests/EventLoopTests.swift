@@ -56,6 +56,32 @@ struct EventLoopTests {
         #expect(fired.value == ["now", "b"])
     }
 
+    /// A connection re-arms a minutes-long timeout on every command: the cancelled entries must
+    /// not pile up in the heap, and the live timers among them must still fire in order.
+    @Test func cancelledTimersDoNotAccumulate() throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let loop = group.next()
+        let fired = Box<[Int]>([])
+        let sizes = Box<[Int]>([])
+        loop.execute {
+            var current = loop.schedule(after: .seconds(300)) {}
+            for n in 0..<100_000 {
+                current.cancel()
+                current = loop.schedule(after: .seconds(300)) {}
+                if n % 25_000 == 0 { sizes.update { $0.append(loop.timerHeapCount) } }
+            }
+            loop.schedule(after: .milliseconds(20)) { fired.update { $0.append(2) } }
+            loop.schedule(after: .milliseconds(10)) { fired.update { $0.append(1) } }
+            sizes.update { $0.append(loop.timerHeapCount) }
+            current.cancel()
+        }
+        #expect(waitUntil { fired.value.count == 2 })
+        #expect(fired.value == [1, 2])
+        #expect(sizes.value.count == 5)
+        #expect(sizes.value.allSatisfy { $0 <= 130 }, "heap sizes \(sizes.value)")
+    }
+
     @Test func shutdownRunsQueuedTasksAndJoins() throws {
         let group = try EventLoopGroup(threads: 2)
         let counter = Box(0)
