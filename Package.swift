@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "UnderstudyExtractTests", dependencies: ["UnderstudyExtract"], resources: [.copy("Corpus")]),
         .testTarget(name: "UnderstudyStoreTests", dependencies: ["UnderstudyStore"]),
         .testTarget(name: "UnderstudyProvidersTests", dependencies: ["UnderstudyProviders", "UnderstudyJOSE", "UnderstudyJSON"]),
-        .testTarget(name: "UnderstudyInboxTests", dependencies: ["UnderstudyInbox"]),
+        .testTarget(name: "UnderstudyInboxTests", dependencies: ["UnderstudyInbox", "UnderstudyHTTP"]),
         .testTarget(name: "UnderstudyAppTests",
                     dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON"]),
     ]

@@ -249,16 +249,20 @@ public struct InboxRoutes: Sendable {
 final class Heartbeat: @unchecked Sendable {
     let writer: any HTTPBodyWriter
     let timer: DispatchSourceTimer
+    let interval: DispatchTimeInterval
 
-    init(writer: any HTTPBodyWriter) {
+    init(writer: any HTTPBodyWriter, interval: DispatchTimeInterval = .seconds(15)) {
         self.writer = writer
+        self.interval = interval
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        timer.setEventHandler { [writer] in _ = writer.write(Array(": ping\n\n".utf8)) }
+        // Resumed at once but not scheduled until start(): Dispatch traps when a source that was
+        // never resumed is released, so a heartbeat dropped before starting must not crash.
+        timer.resume()
     }
 
     func start() {
-        timer.schedule(deadline: .now() + 15, repeating: 15)
-        timer.setEventHandler { [writer] in _ = writer.write(Array(": ping\n\n".utf8)) }
-        timer.resume()
+        timer.schedule(deadline: .now() + interval, repeating: interval)
     }
 
     func stop() { timer.cancel() }
