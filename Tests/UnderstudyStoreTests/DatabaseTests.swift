@@ -75,7 +75,7 @@ private struct Pair: RowDecodable, Equatable {
                                     prepare: { _ in })
         defer { pool.close() }
         try pool.write { db in try db.execute("CREATE TABLE t (b BLOB)") }
-        let transactions = 3000  // about 3 frames each: 36 MiB of log if it never rewinds
+        let transactions = 6000  // about 3 frames each: 74 MiB of log if it never rewinds
         let group = DispatchGroup()
         let failures = DispatchQueue(label: "failures")
         nonisolated(unsafe) var failure: (any Error)?
@@ -89,15 +89,20 @@ private struct Pair: RowDecodable, Equatable {
                 failures.sync { failure = error }
             }
         }
-        var checkpoints = 0
+        var rewinds = 0
+        var lastLog = 0
         while group.wait(timeout: .now() + .milliseconds(2)) == .timedOut {
-            if pool.checkpoint() != nil { checkpoints += 1 }
+            guard let result = pool.checkpoint() else { continue }
+            if result.logFrames < lastLog { rewinds += 1 }
+            lastLog = result.logFrames
         }
         try failures.sync { if let failure { throw failure } }
-        #expect(checkpoints > 0)
+        // The log started over while the writes went on, and never came near its unbounded size
+        // (how far it gets between rewinds depends on how busy the machine is).
+        #expect(rewinds > 0)
         var info = stat()
         #expect(stat(pool.path + "-wal", &info) == 0)
-        #expect(info.st_size < 8 << 20, "the log reached \(info.st_size) bytes")
+        #expect(info.st_size < 24 << 20, "the log reached \(info.st_size) bytes")
         #expect(try pool.read { db in try db.fetchScalar(Int.self, "SELECT count(*) FROM t") } == transactions)
     }
 
