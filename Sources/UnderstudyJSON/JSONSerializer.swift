@@ -54,22 +54,35 @@ extension JSONValue {
     /// Appends `s` as a JSON string literal. Non-ASCII is written as UTF-8; "/" is not escaped.
     public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5c, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5c, 0x5c])
-            case 0x0a: out.append(contentsOf: [0x5c, UInt8(ascii: "n")])
-            case 0x0d: out.append(contentsOf: [0x5c, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5c, UInt8(ascii: "t")])
-            case 0x08: out.append(contentsOf: [0x5c, UInt8(ascii: "b")])
-            case 0x0c: out.append(contentsOf: [0x5c, UInt8(ascii: "f")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5c, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xf)]])
-            default: out.append(b)
+        var s = s
+        // Runs that need no escape (nearly all of a token or a message) are copied whole.
+        s.withUTF8 { bytes in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let b = bytes[index]
+                guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
+                if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+                appendEscaped(b, into: &out)
+                runStart = index + 1
             }
+            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscaped(_ b: UInt8, into out: inout [UInt8]) {
+        switch b {
+        case UInt8(ascii: "\""): out.append(contentsOf: [0x5c, 0x22])
+        case UInt8(ascii: "\\"): out.append(contentsOf: [0x5c, 0x5c])
+        case 0x0a: out.append(contentsOf: [0x5c, UInt8(ascii: "n")])
+        case 0x0d: out.append(contentsOf: [0x5c, UInt8(ascii: "r")])
+        case 0x09: out.append(contentsOf: [0x5c, UInt8(ascii: "t")])
+        case 0x08: out.append(contentsOf: [0x5c, UInt8(ascii: "b")])
+        case 0x0c: out.append(contentsOf: [0x5c, UInt8(ascii: "f")])
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            out.append(contentsOf: [0x5c, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xf)]])
+        }
     }
 }
 

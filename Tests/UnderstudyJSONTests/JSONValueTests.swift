@@ -17,6 +17,14 @@ import UnderstudyJSON
         #expect(v.stringValue == "a\"b\\c/d\n\té😀")
         #expect(JSONValue.string("q\"\u{1}\n").serialized() == #""q\"\u0001\n""#)
         #expect(JSONValue.string("验证码").serialized() == "\"验证码\"")
+        // Escapes at the start, the end, back to back and between runs; every control character.
+        #expect(JSONValue.string("\"a\\b\t\r\u{8}\u{C}c\u{1F}").serialized() == #""\"a\\b\t\r\b\fc\u001f""#)
+        #expect(JSONValue.string("").serialized() == #""""#)
+        #expect(JSONValue.string("no escapes at all, / included").serialized() == #""no escapes at all, / included""#)
+        for control in 0..<0x20 {
+            let text = JSONValue.string("x" + String(UnicodeScalar(UInt8(control))) + "y").serialized()
+            #expect((try? JSONValue.parse(text)) == .string("x" + String(UnicodeScalar(UInt8(control))) + "y"))
+        }
     }
 
     @Test(arguments: [
