@@ -5,7 +5,8 @@
     python3 Tests/Bench/bench.py [--only jwks,mint,startup,smtp,otp,store] [--seconds 10]
 
 Needs Debian's nginx-light, wrk and postfix (smtp-source / smtp-sink) and openssl; it installs none.
-Machines here are noisy: each rate is the median of --runs runs, and the report gives ratios.
+Machines here are noisy: Understudy and its reference take turns, each rate is the median of --runs
+runs, and a ratio is the median of the paired runs' ratios (with their range).
 Everything binds loopback and every load is bounded in time.
 """
 import argparse
