@@ -59,12 +59,15 @@ let package = Package(
         .executableTarget(name: "understudy", dependencies: ["UnderstudyApp"], path: "Sources/understudy"),
 
         // MARK: Tests, one per module
+        // Shared by the live tests of the I/O layer and the two servers: a blocking socket client
+        // and small concurrency helpers. Not part of any product.
+        .target(name: "UnderstudyTestSupport", dependencies: ["UnderstudyIO"], path: "Tests/UnderstudyTestSupport"),
         .testTarget(name: "UnderstudyJSONTests", dependencies: ["UnderstudyJSON"]),
-        .testTarget(name: "UnderstudyIOTests", dependencies: ["UnderstudyIO"]),
+        .testTarget(name: "UnderstudyIOTests", dependencies: ["UnderstudyIO", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyHTTPTests", dependencies: ["UnderstudyHTTP", "UnderstudyJSON"]),
-        .testTarget(name: "UnderstudyHTTPServerTests", dependencies: ["UnderstudyHTTPServer"]),
+        .testTarget(name: "UnderstudyHTTPServerTests", dependencies: ["UnderstudyHTTPServer", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudySMTPTests", dependencies: ["UnderstudySMTP"]),
-        .testTarget(name: "UnderstudySMTPServerTests", dependencies: ["UnderstudySMTPServer"]),
+        .testTarget(name: "UnderstudySMTPServerTests", dependencies: ["UnderstudySMTPServer", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyMIMETests", dependencies: ["UnderstudyMIME"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UnderstudyJOSETests", dependencies: ["UnderstudyJOSE"], resources: [.copy("Vectors")]),
         .testTarget(name: "UnderstudyExtractTests", dependencies: ["UnderstudyExtract"], resources: [.copy("Corpus")]),

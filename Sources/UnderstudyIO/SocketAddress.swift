@@ -59,7 +59,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Calls `body` with this address as a `sockaddr` for bind/connect.
-    func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    public func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         switch family {
         case .ipv4:
             var sin = sockaddr_in()

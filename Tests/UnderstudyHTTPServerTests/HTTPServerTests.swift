@@ -5,6 +5,7 @@ import Glibc
 #endif
 import UnderstudyHTTP
 import UnderstudyIO
+import UnderstudyTestSupport
 @testable import UnderstudyHTTPServer
 
 /// A responder exercising every kind of reply; records cancellations and stream closes.

@@ -4,6 +4,7 @@ import Synchronization
 import Glibc
 #endif
 @testable import UnderstudyIO
+import UnderstudyTestSupport
 
 @Suite(.serialized)
 struct EventLoopTests {
@@ -16,7 +17,7 @@ struct EventLoopTests {
         let threads = 4, perThread = 250
         let done = Box(0)
         for _ in 0..<threads {
-            let t = Thread { for _ in 0..<perThread { loop.execute { if loop.inEventLoop { ranOnLoop.update { $0 += 1 } } } }; done.update { $0 += 1 } }
+            let t = TestThread { for _ in 0..<perThread { loop.execute { if loop.inEventLoop { ranOnLoop.update { $0 += 1 } } } }; done.update { $0 += 1 } }
             t.start()
         }
         #expect(waitUntil { ranOnLoop.value == threads * perThread })
@@ -94,22 +95,6 @@ struct EventLoopTests {
     }
 }
 
-/// Minimal thread for tests (no Foundation).
-final class Thread: @unchecked Sendable {
-    private let body: @Sendable () -> Void
-    private var id = pthread_t()
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-    func start() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&id, nil, { raw in
-            let thread = Unmanaged<Thread>.fromOpaque(raw!).takeRetainedValue()
-            thread.body()
-            return nil
-        }, context)
-        pthread_detach(id)
-    }
-}
-
 @Suite(.serialized)
 struct TerminationSignalTests {
     /// The signal is sent to this thread only (pthread_kill), so no other test thread can take it.
@@ -122,7 +107,7 @@ struct TerminationSignalTests {
             pthread_sigmask(SIG_UNBLOCK, &set, nil)
         }
         let target = UInt(pthread_self())
-        Thread { pthread_kill(pthread_t(target), signal) }.start()
+        TestThread { pthread_kill(pthread_t(target), signal) }.start()
         #expect(TerminationSignal.wait() == expected)
     }
 }

@@ -4,6 +4,7 @@ import Synchronization
 import Glibc
 #endif
 @testable import UnderstudyIO
+import UnderstudyTestSupport
 
 /// Echoes every byte; records how the connection ended.
 final class EchoHandler: ConnectionHandler {
@@ -148,7 +149,7 @@ struct TCPServerTests {
             func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
                 let reference = connection.reference
                 let text = String(decoding: bytes, as: UTF8.self)
-                Thread {
+                TestThread {
                     // Off the loop: the work, then back onto the loop for the write.
                     let reply = Array(text.uppercased().utf8)
                     reference.execute { connection in
@@ -175,7 +176,7 @@ struct TCPServerTests {
         let client = try TestClient(address)
         let size = 4 * 1024 * 1024
         let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) }
-        let sender = Thread { client.send(payload) }
+        let sender = TestThread { client.send(payload) }
         sender.start()
         let echoed = client.read(count: size)
         #expect(echoed == payload)

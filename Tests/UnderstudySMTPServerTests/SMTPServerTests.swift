@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import UnderstudyIO
 import UnderstudySMTP
+import UnderstudyTestSupport
 @testable import UnderstudySMTPServer
 
 #if canImport(Glibc)
@@ -24,51 +25,24 @@ final class SlowDelivery: SMTPDeliveryHandler {
     }
 }
 
-/// A line-oriented blocking client.
+/// A line-oriented SMTP client over the shared test socket.
 final class Client {
-    let fd: Int32
-    var buffer: [UInt8] = []
+    let connection: TestClient
 
     init(_ address: SocketAddress) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var tv = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = in_port_t(UInt16(address.port).bigEndian)
-        inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr)
-        let rc = withUnsafePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        #expect(rc == 0)
+        connection = try TestClient(address, timeoutSeconds: 10)
     }
 
-    func send(_ s: String) { _ = Array(s.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+    func send(_ s: String) { connection.send(s) }
 
     /// The next line, or nil when the server closed.
-    func line() -> String? {
-        while true {
-            if let i = buffer.firstIndex(of: 10) {
-                let l = String(decoding: buffer[..<i], as: UTF8.self).trimmingCharacters()
-                buffer.removeFirst(i + 1)
-                return l
-            }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { return nil }
-            buffer += chunk[0..<n]
-        }
-    }
+    func line() -> String? { connection.readLine() }
 
     /// The last line of a (multi-line) reply.
     func reply() -> String? {
         while let l = line() { if l.count < 4 || l[l.index(l.startIndex, offsetBy: 3)] == " " { return l } }
         return nil
     }
-
-    deinit { close(fd) }
-}
-
-extension String {
-    func trimmingCharacters() -> String { hasSuffix("\r") ? String(dropLast()) : self }
 }
 
 @Suite(.serialized) struct SMTPServerTests {
