@@ -16,7 +16,7 @@ enum URLScanner {
         while i + 8 <= n {
             i = nextH(in: folded, from: i, to: n - 8)
             guard i + 8 <= n else { break }
-            guard folded[i] == "h", folded[i + 1] == "t", folded[i + 2] == "t", folded[i + 3] == "p" else {
+            guard folded[i + 1] == "t", folded[i + 2] == "t", folded[i + 3] == "p" else {  // folded[i] is "h"
                 i += 1
                 continue
             }

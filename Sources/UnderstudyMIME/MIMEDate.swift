@@ -35,7 +35,6 @@ public struct MIMEDate: Sendable, Hashable {
             if separator {
                 if lowered.count > wordStart { ranges.append(wordStart..<lowered.count) }
                 i = byte == UInt8(ascii: "(") ? MIMEParameters.skipComment(bytes, i) : i + 1
-                lowered.append(0x20)
                 wordStart = lowered.count
                 continue
             }

@@ -49,12 +49,10 @@ public final class Database {
     // MARK: Running SQL
 
     /// What one WAL checkpoint did: frames in the log, and how many of them are now in the
-    /// database file. `complete` when every frame was copied, so the next writer starts the log
-    /// over from its beginning instead of appending to it.
+    /// database file.
     struct CheckpointResult: Equatable {
         var logFrames: Int
         var checkpointedFrames: Int
-        var complete: Bool { checkpointedFrames == logFrames }
     }
 
     /// Copies committed WAL frames into the database file without waiting for anyone (a PASSIVE

@@ -108,9 +108,10 @@ public final class DatabasePool: Sendable {
     /// log when a write transaction begins with every frame already copied, which never happens
     /// while mail keeps arriving: the writer appends during every copy. The log would then grow for
     /// as long as the load lasts (hundreds of MB in a minute), each commit landing on fresh blocks
-    /// the file system must allocate and zero. So once the log is big, a second pass holds the
-    /// writer's lock and copies the few frames added during the first (a millisecond or two, fsync
-    /// included); the next write transaction then starts the log over, on pages already cached.
+    /// the file system must allocate and zero. So once the log is big, passive passes repeat (at
+    /// most four more) until little arrives during one, then a last pass holds the writer's lock
+    /// and copies that little (fsync included); the next write transaction starts the log over, on
+    /// pages already cached. Returns nil once the pool is closed or on an SQLite error.
     @discardableResult
     func checkpoint() -> Database.CheckpointResult? {
         checkpointer.withLock { slot in

@@ -24,7 +24,6 @@ final class HTTPTestClient: @unchecked Sendable {
     }
 
     var fd: Int32 { connection.fd }
-    var sawEOF: Bool { connection.sawEOF }
 
     func send(_ text: String) { connection.send(text) }
     func send(_ bytes: [UInt8]) { connection.send(bytes) }

@@ -104,6 +104,8 @@ private struct Pair: RowDecodable, Equatable {
         #expect(stat(pool.path + "-wal", &info) == 0)
         #expect(info.st_size < 24 << 20, "the log reached \(info.st_size) bytes")
         #expect(try pool.read { db in try db.fetchScalar(Int.self, "SELECT count(*) FROM t") } == transactions)
+        pool.close()
+        #expect(pool.checkpoint() == nil)  // a closed pool has nothing to checkpoint
     }
 
     @Test func connectionsUseWALNormalSyncAndForeignKeys() throws {

@@ -11,8 +11,6 @@ public final class TestClient: @unchecked Sendable {
     public let fd: Int32
     private var buffer: [UInt8] = []
     private var isClosed = false
-    /// True once a read met the end of the stream, an error or the timeout.
-    public private(set) var sawEOF = false
 
     public init(_ address: SocketAddress, timeoutSeconds: Int = 5) throws {
         fd = socket(address.family == .ipv4 ? AF_INET : AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
@@ -61,7 +59,6 @@ public final class TestClient: @unchecked Sendable {
             }
             buffer.append(contentsOf: chunk[0..<n])
         }
-        sawEOF = true
         defer { buffer = [] }
         return buffer
     }
@@ -105,10 +102,7 @@ public final class TestClient: @unchecked Sendable {
     private func fill(upTo limit: Int = 65536) -> Bool {
         var chunk = [UInt8](repeating: 0, count: min(max(limit, 1), 65536))
         let n = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
-        if n <= 0 {
-            sawEOF = true
-            return false
-        }
+        if n <= 0 { return false }
         buffer.append(contentsOf: chunk[0..<n])
         return true
     }
