@@ -46,7 +46,7 @@ public struct Configuration: Sendable {
         SettingSpec("google.certsMaxAge", .integer(0...31_622_400), "max-age of the certs responses, seconds"),
         SettingSpec("tokens.iatBackdate", .integer(0...3600), "seconds iat is set in the past (verifiers with no clock skew)"),
         SettingSpec("identities", .json, "predefined test identities: [{email, name, givenName, familyName, picture, sub}]"),
-        SettingSpec("mail.maxMessages", .integer(1...10_000_000), alias: "--max-messages", "messages kept; the oldest are pruned first"),
+        SettingSpec("mail.maxMessages", .integer(1...10_000_000), alias: "--max-messages", "messages kept at most; past it the oldest 1% (up to 256) are pruned at once"),
         SettingSpec("mail.maxMessageSize", .integer(1024...1_073_741_824), "largest message accepted over SMTP, bytes"),
         SettingSpec("mail.maxRecipients", .integer(1...100_000), "recipients per message"),
         SettingSpec("mail.username", .string, nullable: true, "SMTP AUTH user; null accepts any credentials"),

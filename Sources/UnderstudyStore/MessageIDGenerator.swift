@@ -40,6 +40,13 @@ struct MessageIDGenerator {
         parse(id).map { Int64($0.0) }
     }
 
+    /// The smallest id a message received at `milliseconds` or later can have. The generator never
+    /// gives an id a time below the message's arrival, so "received after T" can be looked up as a
+    /// range of the id index: `id >= firstID(atOrAfter: T + 1)`, then the exact time check.
+    static func firstID(atOrAfter milliseconds: Int64) -> String {
+        encode(time: UInt64(max(0, min(milliseconds, (1 << 48) - 1))), high: 0, low: 0)
+    }
+
     /// True when `id` has the shape of an id (any case).
     static func isValid(_ id: String) -> Bool { parse(id) != nil }
 

@@ -5,18 +5,26 @@ import Synchronization
 /// The mail sink's message store: SQLite in WAL mode, one serialized writer, reads on a second
 /// connection that never waits for writes.
 ///
-/// Ids: each message has an integer `seq` (its rowid, AUTOINCREMENT, never reused) that orders
-/// and joins everything internally, and a public 26-character id (ULID layout, see
+/// Ids: each message has an integer `seq` (its rowid, assigned by the writer, increasing) that
+/// orders and joins everything internally, and a public 26-character id (ULID layout, see
 /// `MessageIDGenerator`) that sorts in the same order. Only the public id leaves the store.
 ///
 /// Tables: `messages` (headers, envelope, snippet, codes: small, so listing stays in a few pages),
 /// `message_bodies` (text, html, links and the raw bytes, read only for one message),
 /// `recipients` (one row per lowercase address of envelope, To and Cc, keyed (address, seq) so
-/// "newest messages to X" walks one index backwards) and `message_search` (contentless FTS5 over
-/// subject, sender, recipients and text, kept in sync by triggers; see `FullTextQuery`).
+/// "newest messages to X" walks one index backwards), `message_search` (contentless FTS5 over
+/// subject, sender, recipients and text; see `FullTextQuery`) and `search_state` (how far the
+/// index has got). Triggers on `messages` delete the rest of a message.
 ///
-/// Retention: after each insert the oldest messages beyond `maxMessages` are deleted in the same
-/// transaction, so the count never exceeds the limit.
+/// The schema is shaped for the commit path: a transaction writes every B-tree page it touches
+/// whole, to the WAL and later to the database, and under steady mail most commits carry one or
+/// two messages. So a message touches as few B-trees as it can: no AUTOINCREMENT counter, no
+/// foreign keys (and so no index on `recipients.seq`), no time index (ids encode the arrival
+/// time), and no queue table for the search index (a watermark instead).
+///
+/// Retention: when an insert takes the count past `maxMessages`, the oldest messages are deleted
+/// in the same transaction, down to `pruneSlack` below the limit, so the count never exceeds the
+/// limit and the pages of deleted messages are written once for a run of them, not per insert.
 public final class MessageStore: Sendable {
     /// Default number of messages kept.
     public static let defaultMaxMessages = 5000
@@ -28,6 +36,10 @@ public final class MessageStore: Sendable {
     private struct WriterState {
         var generator: MessageIDGenerator
         var count: Int
+        /// The last `seq` given out; never handed out again by this process.
+        var lastSeq: Int64
+        /// Every message with `seq` up to this is in the search index (`search_state`).
+        var indexedThrough: Int64
         /// Messages stored but not yet in the search index (see `indexPendingSearch`).
         var unindexed: Int
     }
@@ -40,13 +52,17 @@ public final class MessageStore: Sendable {
         self.maxMessages = maxMessages
         pool = try DatabasePool(location: location, migrator: Self.migrator, prepare: Self.registerFunctions)
         do {
-            let (count, lastID, unindexed) = try pool.writeWithoutTransaction { db in
-                (try db.fetchScalar(Int.self, "SELECT count(*) FROM messages") ?? 0,
-                 try db.fetchScalar(String.self, "SELECT max(id) FROM messages"),
-                 try db.fetchScalar(Int.self, "SELECT count(*) FROM search_pending") ?? 0)
-            }
-            writerState = Mutex(WriterState(generator: MessageIDGenerator(after: lastID), count: count,
-                                            unindexed: unindexed))
+            writerState = Mutex(try pool.writeWithoutTransaction { db in
+                let indexedThrough = try db.fetchScalar(Int64.self, "SELECT indexed_through FROM search_state") ?? 0
+                // A seq at or below the watermark would be taken for indexed: never reuse one.
+                let lastSeq = max(try db.fetchScalar(Int64.self, "SELECT max(seq) FROM messages") ?? 0, indexedThrough)
+                return WriterState(
+                    generator: MessageIDGenerator(after: try db.fetchScalar(String.self, "SELECT max(id) FROM messages")),
+                    count: try db.fetchScalar(Int.self, "SELECT count(*) FROM messages") ?? 0,
+                    lastSeq: lastSeq, indexedThrough: indexedThrough,
+                    unindexed: try db.fetchScalar(Int.self, "SELECT count(*) FROM messages WHERE seq > ?",
+                                                  arguments: [.integer(indexedThrough)]) ?? 0)
+            })
         } catch {
             pool.close()
             throw error
@@ -77,18 +93,21 @@ public final class MessageStore: Sendable {
         let maxMessages = maxMessages
         return try writerState.withLock { state in
             var generator = state.generator
+            var seq = state.lastSeq
             let (ids, count) = try pool.write { db in
                 var ids: [String] = []
                 ids.reserveCapacity(messages.count)
                 for message in messages {
                     let id = generator.next(nowMilliseconds: message.receivedAt)
-                    try Self.insert(message, id: id, into: db)
+                    seq += 1
+                    try Self.insert(message, seq: seq, id: id, into: db)
                     ids.append(id)
                 }
                 let count = try Self.prune(db, count: state.count + messages.count, keeping: maxMessages)
                 return (ids, count)
             }
             state.generator = generator
+            state.lastSeq = seq
             state.count = count
             state.unindexed += messages.count
             return ids
@@ -107,54 +126,64 @@ public final class MessageStore: Sendable {
     public func indexPendingSearch(limit: Int = 2000) throws -> Int {
         try writerState.withLock { state in
             guard state.unindexed > 0 else { return 0 }
-            let (indexed, remaining) = try pool.write { db in
+            let from = state.indexedThrough
+            let (indexed, upTo, remaining) = try pool.write { db -> (Int, Int64, Int) in
                 guard let upTo = try db.fetchScalar(Int64.self, """
-                    SELECT max(seq) FROM (SELECT seq FROM search_pending ORDER BY seq LIMIT ?)
-                    """, arguments: [.integer(Int64(max(1, limit)))]) else { return (0, 0) }
+                    SELECT max(seq) FROM (SELECT seq FROM messages WHERE seq > ? ORDER BY seq LIMIT ?)
+                    """, arguments: [.integer(from), .integer(Int64(max(1, limit)))]) else { return (0, from, 0) }
                 try db.execute("""
                     INSERT INTO message_search (rowid, subject, sender, recipients, body)
                     SELECT m.seq, \(Self.searchFields("m")), understudy_index_text(b.text)
-                    FROM search_pending p JOIN messages m ON m.seq = p.seq JOIN message_bodies b ON b.seq = p.seq
-                    WHERE p.seq <= ?
-                    """, arguments: [.integer(upTo)])
-                try db.execute("DELETE FROM search_pending WHERE seq <= ?", arguments: [.integer(upTo)])
+                    FROM messages m JOIN message_bodies b ON b.seq = m.seq
+                    WHERE m.seq > ? AND m.seq <= ?
+                    """, arguments: [.integer(from), .integer(upTo)])
                 let indexed = db.changedRowCount
-                return (indexed, try db.fetchScalar(Int.self, "SELECT count(*) FROM search_pending") ?? 0)
+                try db.execute("UPDATE search_state SET indexed_through = ?", arguments: [.integer(upTo)])
+                return (indexed, upTo, try db.fetchScalar(Int.self, "SELECT count(*) FROM messages WHERE seq > ?",
+                                                          arguments: [.integer(upTo)]) ?? 0)
             }
+            state.indexedThrough = upTo
             state.unindexed = remaining
             return indexed
         }
     }
 
-    private static func insert(_ message: NewMessage, id: String, into db: Database) throws {
+    private static func insert(_ message: NewMessage, seq: Int64, id: String, into db: Database) throws {
+        let recipientKeys = message.recipientKeys
         try db.execute("""
-            INSERT INTO messages (id, received_at, size, envelope_from, envelope_to, header_from, header_to,
-                                  header_cc, subject, message_id, date, snippet, codes, attachments)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO messages (seq, id, received_at, size, envelope_from, envelope_to, header_from, header_to,
+                                  header_cc, subject, message_id, date, snippet, codes, attachments, recipient_keys)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
-                .text(id), .integer(message.receivedAt), .integer(Int64(message.raw.count)),
+                .integer(seq), .text(id), .integer(message.receivedAt), .integer(Int64(message.raw.count)),
                 .text(message.envelopeFrom), .text(StringListCoding.encode(message.envelopeTo)),
                 DatabaseValue(message.from), .text(StringListCoding.encode(message.to)),
                 .text(StringListCoding.encode(message.cc)), DatabaseValue(message.subject),
                 DatabaseValue(message.messageID), DatabaseValue(message.date), .text(message.snippet),
                 .text(StringListCoding.encode(message.codes)), .text(message.attachmentsJSON),
+                .text(StringListCoding.encode(recipientKeys)),
             ])
-        let seq = db.lastInsertedRowID
-        for address in message.recipientKeys {
+        for address in recipientKeys {
             try db.execute("INSERT OR IGNORE INTO recipients (address, seq) VALUES (?, ?)",
                            arguments: [.text(address), .integer(seq)])
         }
-        // Last: its trigger queues the message for the search index (see indexPendingSearch).
         try db.execute("INSERT INTO message_bodies (seq, text, html, links, raw) VALUES (?, ?, ?, ?, ?)",
                        arguments: [.integer(seq), DatabaseValue(message.text), DatabaseValue(message.html),
                                    .text(message.linksJSON), .blob(message.raw)])
     }
 
-    /// Deletes the oldest messages beyond `limit`, in chunks; returns the new count.
+    /// How far below `limit` pruning goes once the count passes it: 1%, at most 256. Deleting a run
+    /// of old messages rewrites their pages once; deleting one per insert rewrote them every commit.
+    static func pruneSlack(limit: Int) -> Int { min(limit / 100, 256) }
+
+    /// Once `count` exceeds `limit`, deletes the oldest messages, in chunks, down to `pruneSlack`
+    /// below it; returns the new count.
     private static func prune(_ db: Database, count: Int, keeping limit: Int) throws -> Int {
         var count = count
-        while count > limit {
-            let chunk = min(count - limit, 500)
+        guard count > limit else { return count }
+        let target = limit - pruneSlack(limit: limit)
+        while count > target {
+            let chunk = min(count - target, 500)
             try db.execute("DELETE FROM messages WHERE seq IN (SELECT seq FROM messages ORDER BY seq LIMIT ?)",
                            arguments: [.integer(Int64(chunk))])
             let deleted = db.changedRowCount
@@ -186,9 +215,8 @@ public final class MessageStore: Sendable {
     public func deleteAll() throws -> Int {
         try writerState.withLock { state in
             let deleted = try pool.write { db in
-                // Empty the index in one step; with no bodies left the delete trigger does nothing.
+                // Empty the index in one step; with no bodies left the unindex trigger does nothing.
                 try db.execute("INSERT INTO message_search (message_search) VALUES ('delete-all')")
-                try db.execute("DELETE FROM search_pending")
                 try db.execute("DELETE FROM message_bodies")
                 try db.execute("DELETE FROM recipients")
                 try db.execute("DELETE FROM messages")
@@ -255,7 +283,8 @@ public final class MessageStore: Sendable {
         }
     }
 
-    /// Runs SQLite's integrity check and the full-text index's own check; throws on any problem.
+    /// Runs SQLite's integrity check, the full-text index's own check, and a check that every message has
+    /// its body and recipient rows and nothing else does; throws on any problem.
     /// (For tests and a future `understudy doctor`.)
     func verifyIntegrity() throws {
         try pool.writeWithoutTransaction { db in
@@ -264,6 +293,19 @@ public final class MessageStore: Sendable {
                 throw DatabaseError.decoding("integrity check failed: \(result.prefix(5).joined(separator: "; "))")
             }
             try db.execute("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 0)")
+            // The triggers' work: every message has its body and exactly its recipient rows.
+            let problems = try db.fetchScalar(Int.self, """
+                SELECT (SELECT count(*) FROM message_bodies b WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.seq = b.seq))
+                     + (SELECT count(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM message_bodies b WHERE b.seq = m.seq))
+                     + (SELECT count(*) FROM recipients r WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.seq = r.seq))
+                     + abs((SELECT count(*) FROM recipients)
+                           - (SELECT coalesce(sum(json_array_length(recipient_keys)), 0) FROM messages))
+                     + (SELECT count(*) FROM messages m, json_each(m.recipient_keys) k
+                        WHERE NOT EXISTS (SELECT 1 FROM recipients r WHERE r.address = k.value AND r.seq = m.seq))
+                """) ?? 0
+            guard problems == 0 else {
+                throw DatabaseError.decoding("integrity check failed: \(problems) orphaned or missing body and recipient rows")
+            }
         }
     }
 
@@ -348,8 +390,9 @@ public final class MessageStore: Sendable {
                 conditions.append("m.id > ?")
                 arguments.append(.text(id))
             case .time(let milliseconds)?:
-                conditions.append("m.received_at > ?")
-                arguments.append(.integer(milliseconds))
+                // No index on the time: ids bound it from below (see MessageIDGenerator.firstID).
+                conditions.append("m.id >= ? AND m.received_at > ?")
+                arguments += [.text(MessageIDGenerator.firstID(atOrAfter: milliseconds &+ 1)), .integer(milliseconds)]
             case nil:
                 break
             }
@@ -455,6 +498,83 @@ public final class MessageStore: Sendable {
                 END;
                 CREATE TRIGGER messages_unqueue AFTER DELETE ON messages BEGIN
                     DELETE FROM search_pending WHERE seq = old.seq;
+                END;
+                """)
+        }
+        migrator.registerMigration("lean commit path") { db in
+            // Rebuilt tables, same rows and seqs (the search index keys on seq and stays as is);
+            // rows a foreign key should have deleted are left behind.
+            // Pending messages are exactly those above the lowest queued seq (indexing takes the
+            // queue in order, and inserts only ever append), so that becomes the watermark.
+            try db.execute("""
+                DROP TRIGGER message_bodies_queue;
+                DROP TRIGGER messages_unindex;
+                DROP TRIGGER messages_unqueue;
+                CREATE TABLE search_state (
+                    only INTEGER PRIMARY KEY CHECK (only = 1),
+                    indexed_through INTEGER NOT NULL
+                );
+                INSERT INTO search_state (only, indexed_through) VALUES (1, coalesce(
+                    (SELECT min(seq) - 1 FROM search_pending),
+                    (SELECT seq FROM sqlite_sequence WHERE name = 'messages'),
+                    (SELECT max(seq) FROM messages),
+                    0));
+                CREATE TABLE messages_new (
+                    seq INTEGER PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    received_at INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    envelope_from TEXT NOT NULL,
+                    envelope_to TEXT NOT NULL,
+                    header_from TEXT,
+                    header_to TEXT NOT NULL,
+                    header_cc TEXT NOT NULL,
+                    subject TEXT,
+                    message_id TEXT,
+                    date TEXT,
+                    snippet TEXT NOT NULL,
+                    codes TEXT NOT NULL,
+                    attachments TEXT NOT NULL,
+                    recipient_keys TEXT NOT NULL
+                );
+                INSERT INTO messages_new
+                SELECT m.seq, m.id, m.received_at, m.size, m.envelope_from, m.envelope_to, m.header_from,
+                       m.header_to, m.header_cc, m.subject, m.message_id, m.date, m.snippet, m.codes,
+                       m.attachments,
+                       coalesce((SELECT json_group_array(r.address) FROM recipients r WHERE r.seq = m.seq), '[]')
+                FROM messages m ORDER BY m.seq;
+                CREATE TABLE message_bodies_new (
+                    seq INTEGER PRIMARY KEY,
+                    text TEXT,
+                    html TEXT,
+                    links TEXT NOT NULL,
+                    raw BLOB NOT NULL
+                );
+                INSERT INTO message_bodies_new SELECT seq, text, html, links, raw FROM message_bodies
+                WHERE seq IN (SELECT seq FROM messages) ORDER BY seq;
+                CREATE TABLE recipients_new (
+                    address TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    PRIMARY KEY (address, seq)
+                ) WITHOUT ROWID;
+                INSERT INTO recipients_new SELECT address, seq FROM recipients WHERE seq IN (SELECT seq FROM messages);
+                DROP TABLE search_pending;
+                DROP TABLE recipients;
+                DROP TABLE message_bodies;
+                DROP TABLE messages;
+                ALTER TABLE messages_new RENAME TO messages;
+                ALTER TABLE message_bodies_new RENAME TO message_bodies;
+                ALTER TABLE recipients_new RENAME TO recipients;
+                CREATE TRIGGER messages_unindex BEFORE DELETE ON messages
+                WHEN old.seq <= (SELECT indexed_through FROM search_state) BEGIN
+                    INSERT INTO message_search (message_search, rowid, subject, sender, recipients, body)
+                    SELECT 'delete', old.seq, \(searchFields("old")), understudy_index_text(b.text)
+                    FROM message_bodies b WHERE b.seq = old.seq;
+                END;
+                CREATE TRIGGER messages_delete_parts AFTER DELETE ON messages BEGIN
+                    DELETE FROM message_bodies WHERE seq = old.seq;
+                    DELETE FROM recipients
+                    WHERE seq = old.seq AND address IN (SELECT value FROM json_each(old.recipient_keys));
                 END;
                 """)
         }

@@ -33,6 +33,63 @@ import Testing
         try store.verifyIntegrity()
     }
 
+    @Test func upgradesAVersion3StoreWithIndexedPendingAndDeletedMessages() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let path = scratch.path + "/v3.sqlite"
+        let db = try Database(path: path)
+        try MessageStore.registerFunctions(db)
+        #expect(try MessageStore.migrator.migrate(db, upTo: 3) == 3)
+        try db.execute("PRAGMA foreign_keys = ON")  // as the store's connections had it
+        // Version 3 as a running build left it: 1-3 indexed, 4 deleted after indexing, 5-6 queued,
+        // 7 (the newest) deleted while queued, so the AUTOINCREMENT counter is above every row.
+        for seq in 1...7 {
+            try db.execute("""
+                INSERT INTO messages (seq, id, received_at, size, envelope_from, envelope_to, header_from, header_to,
+                                      header_cc, subject, message_id, date, snippet, codes, attachments)
+                VALUES (?, ?, ?, 3, 'a@example.com', '["v3@example.com"]', NULL, '["Other <o@example.com>"]',
+                        '[]', ?, NULL, NULL, '', '[]', '[]')
+                """, arguments: [.integer(Int64(seq)), .text("01JDZZZZZZZZZZZZZZZZZZZZ0\(seq)"),
+                                 .integer(1_733_000_000_000 + Int64(seq)), .text("subject\(seq) legacy")])
+            try db.execute("INSERT INTO recipients (address, seq) VALUES ('v3@example.com', ?), ('o@example.com', ?)",
+                           arguments: [.integer(Int64(seq)), .integer(Int64(seq))])
+            try db.execute("INSERT INTO message_bodies (seq, text, html, links, raw) VALUES (?, 'body', NULL, '[]', x'41')",
+                           arguments: [.integer(Int64(seq))])
+            if seq == 4 {  // what indexPendingSearch did in version 3
+                try db.execute("""
+                    INSERT INTO message_search (rowid, subject, sender, recipients, body)
+                    SELECT m.seq, \(MessageStore.searchFields("m")), understudy_index_text(b.text)
+                    FROM search_pending p JOIN messages m ON m.seq = p.seq JOIN message_bodies b ON b.seq = p.seq;
+                    DELETE FROM search_pending;
+                    """)
+            }
+        }
+        try db.execute("DELETE FROM messages WHERE seq IN (4, 7)")
+        #expect(try db.fetchColumn(Int64.self, "SELECT seq FROM search_pending ORDER BY seq") == [5, 6])
+        db.close()
+
+        let store = try MessageStore(location: .file(path))
+        defer { store.close() }
+        let check = try Database(path: path)
+        #expect(try DatabaseMigrator.version(of: check) == MessageStore.migrator.latestVersion)
+        #expect(try check.fetchScalar(Int64.self, "SELECT indexed_through FROM search_state") == 4)
+        #expect(try check.fetchColumn(String.self, """
+            SELECT name FROM sqlite_master WHERE name IN ('search_pending', 'messages_received_at', 'recipients_seq')
+            """).isEmpty)
+        check.close()
+        #expect(store.unindexedCount == 2)
+        #expect(try store.count() == 5)
+        let newer = try store.insert(sample(8, to: "v3@example.com", subject: "subject8 legacy"))
+        #expect(try store.list(MessageFilter(query: "legacy")).total == 6)  // 5 and 6 caught up
+        #expect(try store.list(MessageFilter(query: "subject4")).total == 0)
+        #expect(try store.list(MessageFilter(query: "subject7")).total == 0)
+        #expect(try store.list(MessageFilter(to: "o@example.com")).total == 5)
+        #expect(try store.delete(id: "01JDZZZZZZZZZZZZZZZZZZZZ02"))  // indexed before the upgrade
+        #expect(try store.list(MessageFilter(query: "subject2")).total == 0)
+        #expect(try store.list(MessageFilter(to: "v3@example.com")).items.first?.id == newer)
+        try store.verifyIntegrity()
+    }
+
     @Test func refusesADatabaseFromANewerBuild() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

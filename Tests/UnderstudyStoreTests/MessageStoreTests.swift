@@ -191,6 +191,72 @@ import Testing
         try store.verifyIntegrity()
     }
 
+    @Test func retentionPrunesARunOfOldMessagesOncePastTheLimit() throws {
+        // 1% of the limit goes at once, so the pages of old messages are rewritten once per run.
+        #expect(MessageStore.pruneSlack(limit: 10) == 0)
+        #expect(MessageStore.pruneSlack(limit: 5000) == 50)
+        #expect(MessageStore.pruneSlack(limit: 1_000_000) == 256)
+        let store = try makeStore(maxMessages: 300)
+        defer { store.close() }
+        var ids = try store.insert(batch: (0..<300).map { sample($0, subject: "kept \($0)") })
+        #expect(try store.count() == 300)
+        _ = try store.indexPendingSearch(limit: 100)  // some indexed, some pending when pruned
+        ids.append(try store.insert(sample(300, subject: "kept 300")))
+        #expect(try store.count() == 297)
+        #expect(try store.message(id: ids[3]) == nil && store.message(id: ids[4]) != nil)
+        for n in 301..<304 {
+            ids.append(try store.insert(sample(n, subject: "kept \(n)")))
+            #expect(try store.count() == 297 + n - 300)  // never above the limit
+        }
+        ids.append(try store.insert(sample(304, subject: "kept 304")))
+        #expect(try store.count() == 297)
+        let listed = try store.list(MessageFilter(limit: 500)).items.map(\.id)
+        #expect(listed == Array(ids.suffix(297).reversed()))
+        #expect(try store.list(MessageFilter(query: "kept")).total == 297)
+        #expect(try store.list(MessageFilter(to: "user@example.com")).total == 297)
+        try store.verifyIntegrity()
+    }
+
+    @Test func afterATimeHoldsWhenTheClockStepsBack() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let early = try store.insert(sample(1, receivedAt: 1_700_000_002_000))
+        // The clock stepped back: the id keeps increasing, the arrival time is what it was.
+        let stepped = try store.insert(sample(2, receivedAt: 1_700_000_001_000))
+        let later = try store.insert(sample(3, receivedAt: 1_700_000_003_000))
+        #expect(stepped > early)
+        func ids(after ms: Int64) throws -> [String] { try store.list(MessageFilter(after: .time(ms))).items.map(\.id) }
+        #expect(try ids(after: 1_700_000_000_999) == [later, stepped, early])
+        #expect(try ids(after: 1_700_000_001_500) == [later, early])
+        #expect(try ids(after: 1_700_000_002_000) == [later])
+        #expect(try ids(after: 1_700_000_003_000).isEmpty)
+        #expect(try ids(after: -5) == [later, stepped, early])
+        #expect(try store.list(MessageFilter(after: .time(1_700_000_001_500))).total == 2)
+        #expect(try store.latest(to: "user@example.com", after: .time(1_700_000_001_500))?.id == later)
+    }
+
+    @Test func aDeletedNewestMessageLeavesNoTraceForTheNextOne() throws {
+        // Seqs key the search index: one deleted after indexing must never be handed out again,
+        // or the next message would inherit its words. Also across a restart.
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let path = scratch.path + "/reuse.sqlite"
+        do {
+            let store = try MessageStore(location: .file(path))
+            _ = try store.insert(sample(1, subject: "first"))
+            let newest = try store.insert(sample(2, subject: "zebra"))
+            #expect(try store.list(MessageFilter(query: "zebra")).total == 1)  // indexes both
+            #expect(try store.delete(id: newest))
+            store.close()
+        }
+        let store = try MessageStore(location: .file(path))
+        defer { store.close() }
+        let next = try store.insert(sample(3, subject: "okapi"))
+        #expect(try store.list(MessageFilter(query: "zebra")).total == 0)
+        #expect(try store.list(MessageFilter(query: "okapi")).items.map(\.id) == [next])
+        try store.verifyIntegrity()
+    }
+
     @Test func rejectsMessagesBeyondLimits() throws {
         let store = try makeStore()
         defer { store.close() }
