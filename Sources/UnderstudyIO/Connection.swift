@@ -16,7 +16,8 @@ public final class Connection {
     /// Bytes waiting to be sent: one reused buffer, `outboundOffset` bytes already sent.
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
-    private var interest: UInt32 = 0
+    /// The events registered with epoll now (may lag `wantedInterest`: see `pauseReading`).
+    private(set) var interest: UInt32 = 0
     private var readingPaused = false
     private var inputClosed = false
     private var closeWhenFlushed = false
@@ -115,10 +116,13 @@ public final class Connection {
     // MARK: Reading
 
     /// Stops reading (backpressure): the kernel buffers fill and TCP slows the peer down.
+    ///
+    /// The epoll interest is dropped lazily, on the first input that arrives while paused: a
+    /// session that pauses while its message is stored and resumes on the reply usually gets no
+    /// input in between, and then neither call costs a system call.
     public func pauseReading() {
         assertOnLoop()
         readingPaused = true
-        updateInterest()
     }
 
     public func resumeReading() {
@@ -130,6 +134,10 @@ public final class Connection {
     public var isReadingPaused: Bool { readingPaused }
 
     private func readable() {
+        if readingPaused || closeWhenFlushed {
+            updateInterest()  // input we will not read yet: stop being woken for it
+            return
+        }
         let buffer = eventLoop.readBuffer
         // A few reads per wake-up at most, so one busy peer does not starve the others.
         for _ in 0..<4 {
@@ -166,8 +174,8 @@ public final class Connection {
         if pendingWriteBytes == 0 && !inReadCallback {
             closeNow(reason: .closedLocally)
         } else {
-            closeWhenFlushed = true   // flush() closes once the queue is empty
-            updateInterest()
+            // flush() closes once the queue is empty; reading stops now, the interest lazily.
+            closeWhenFlushed = true
         }
     }
 
@@ -182,7 +190,7 @@ public final class Connection {
         // Closing after the peer's EOF: the peer ended the conversation.
         let reason = reason == .closedLocally && inputClosed ? .closedByPeer : reason
         isOpen = false
-        eventLoop.deregister(fd: fd)
+        eventLoop.deregister(fd: fd, closing: true)
         closeDescriptor(fd)
         outbound = []
         onClose?()

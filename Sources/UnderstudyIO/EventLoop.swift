@@ -242,10 +242,13 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Removes `fd` from epoll (call before closing it).
-    func deregister(fd: Int32) {
+    /// Forgets `fd`. With `closing`, the caller closes it right after, which removes it from the
+    /// epoll set (sockets here are never duplicated: accept4 and socket use CLOEXEC), so the
+    /// EPOLL_CTL_DEL is skipped; events already fetched for it fail the generation check.
+    func deregister(fd: Int32, closing: Bool = false) {
         let index = Int(fd)
         guard index < slots.count, slots[index] != nil else { return }
-        _ = try? epollControl(EPOLL_CTL_DEL, fd: fd, events: 0, data: 0)
+        if !closing { _ = try? epollControl(EPOLL_CTL_DEL, fd: fd, events: 0, data: 0) }
         slots[index] = nil
         registrationCount -= 1
     }

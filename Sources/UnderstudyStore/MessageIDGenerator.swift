@@ -12,6 +12,12 @@ struct MessageIDGenerator {
     private var lastTime: UInt64 = 0
     private var lastHigh: UInt16 = 0  // top 16 of the 80 random bits
     private var lastLow: UInt64 = 0  // low 64 random bits
+    /// Seeded once from the system: the random part only has to make ids from different stores
+    /// unlikely to collide, and a system call per millisecond of mail was measurable.
+    private var random: SplitMix64 = {
+        var system = SystemRandomNumberGenerator()
+        return SplitMix64(seed: system.next())
+    }()
 
     init(after id: String?) {
         if let id, let parts = Self.parse(id) {
@@ -22,11 +28,10 @@ struct MessageIDGenerator {
     mutating func next(nowMilliseconds: Int64) -> String {
         let now = UInt64(max(0, min(nowMilliseconds, (1 << 48) - 1)))
         if now > lastTime {
-            var rng = SystemRandomNumberGenerator()
             lastTime = now
             // Keep the top random bit clear so increments never overflow into the time part.
-            lastHigh = UInt16.random(in: 0...0x7FFF, using: &rng)
-            lastLow = rng.next()
+            lastHigh = UInt16.random(in: 0...0x7FFF, using: &random)
+            lastLow = random.next()
         } else {
             lastLow &+= 1
             if lastLow == 0 { lastHigh &+= 1 }
@@ -95,5 +100,20 @@ struct MessageIDGenerator {
     static func normalize(_ id: String) -> String? {
         guard isValid(id) else { return nil }
         return String(decoding: id.utf8.map { ($0 >= 0x61 && $0 <= 0x7A) ? $0 - 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood, 2014): a fast, well-mixed 64-bit generator, not for secrets.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

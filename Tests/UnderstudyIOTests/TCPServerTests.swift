@@ -247,6 +247,44 @@ struct TCPServerTests {
         client.close()
     }
 
+    @Test func pausingCostsNothingUntilInputArrivesThenStopsWakingTheLoop() throws {
+        // Pausing leaves the epoll interest alone (no system call when nothing comes in), but
+        // input that arrives while paused must drop it, or the level-triggered loop would spin.
+        final class LazyPauseHandler: ConnectionHandler {
+            let events: Box<[String]>
+            init(events: Box<[String]>) { self.events = events }
+            func connectionActive(_ connection: Connection) {
+                connection.pauseReading()
+                events.update { $0.append(connection.interest & EpollEvents.input != 0 ? "still registered" : "dropped early") }
+                poll(connection, remaining: 400)
+            }
+            func poll(_ connection: Connection, remaining: Int) {
+                if connection.interest & EpollEvents.input == 0 {
+                    events.update { $0.append("dropped on input") }
+                    connection.resumeReading()
+                } else if remaining == 0 {
+                    events.update { $0.append("never dropped") }
+                    connection.resumeReading()
+                } else {
+                    connection.schedule(after: .milliseconds(5)) { self.poll(connection, remaining: remaining - 1) }
+                }
+            }
+            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+                connection.write(Array(bytes))
+            }
+        }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let events = Box<[String]>([])
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in LazyPauseHandler(events: events) }
+        let client = try TestClient(try server.start())
+        #expect(waitUntil { events.value.count == 1 })
+        client.send("xyz")
+        #expect(client.read(count: 3) == Array("xyz".utf8))  // resumed, and the input read
+        #expect(events.value == ["still registered", "dropped on input"])
+        client.close()
+    }
+
     @Test func gracefulShutdownStopsAcceptingAndClosesConnections() throws {
         let group = try EventLoopGroup(threads: 2)
         let closes = Box<[String]>([])

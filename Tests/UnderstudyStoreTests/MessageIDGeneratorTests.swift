@@ -15,6 +15,15 @@ import Testing
         #expect(MessageIDGenerator.timestamp(of: generator.next(nowMilliseconds: 1_733_000_000_123)) == 1_733_000_000_123)
     }
 
+    @Test func randomPartsDifferBetweenGeneratorsAndFollowSplitMix64() {
+        var a = MessageIDGenerator(after: nil)
+        var b = MessageIDGenerator(after: nil)
+        #expect(a.next(nowMilliseconds: 5_000) != b.next(nowMilliseconds: 5_000))
+        // The reference sequence for seed 0.
+        var mix = SplitMix64(seed: 0)
+        #expect([mix.next(), mix.next(), mix.next()] == [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F])
+    }
+
     @Test func knownULIDTimestampDecodes() {
         // The ULID specification's example id; 01ARZ3NDEK is 1469922850259 ms.
         #expect(MessageIDGenerator.timestamp(of: "01ARZ3NDEKTSV4RRFFQ69G5FAV") == 1_469_922_850_259)
