@@ -45,9 +45,10 @@ struct MessageIDGenerator {
         parse(id).map { Int64($0.0) }
     }
 
-    /// The smallest id a message received at `milliseconds` or later can have. The generator never
-    /// gives an id a time below the message's arrival, so "received after T" can be looked up as a
-    /// range of the id index: `id >= firstID(atOrAfter: T + 1)`, then the exact time check.
+    /// The smallest id with a time of `milliseconds` or later: "arrived after T" is the range
+    /// `id >= firstID(atOrAfter: T + 1)` of the id index. An id's time is the arrival time, except
+    /// after the clock steps back: then it stays at the previous id's time, so a message that
+    /// came later is never placed before one that came earlier.
     static func firstID(atOrAfter milliseconds: Int64) -> String {
         encode(time: UInt64(max(0, min(milliseconds, (1 << 48) - 1))), high: 0, low: 0)
     }

@@ -372,7 +372,33 @@ public final class MessageStore: Sendable {
             } else {
                 driver = "messages m"
                 body = "FROM messages m"
-                order = "m.seq"
+                // Ids sort like seqs; with `after`, the id index gives the range, the order and
+                // the count (without reading rows).
+                order = filter.after == nil ? "m.seq" : "m.id"
+            }
+            // `after` is a bound on ids. By time, it is the time in the id: the arrival time,
+            // unless the clock stepped back, when it keeps the order messages really came in
+            // (see MessageIDGenerator.firstID).
+            let afterBound: (comparison: String, id: String)?
+            switch filter.after {
+            case .id(let id)?:
+                guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
+                afterBound = (">", id)
+            case .time(let milliseconds)?:
+                afterBound = (">=", MessageIDGenerator.firstID(atOrAfter: milliseconds &+ 1))
+            case nil:
+                afterBound = nil
+            }
+            if let (comparison, id) = afterBound {
+                if order == "m.id" {
+                    conditions.append("m.id \(comparison) ?")
+                } else {
+                    // A bound on the driving index's seq (seq and id orders agree), found with
+                    // one probe of the id index: the recipient or search index gives a range.
+                    conditions.append("\(order) >= coalesce((SELECT seq FROM messages WHERE id \(comparison) ? "
+                        + "ORDER BY id LIMIT 1), \(Int64.max))")
+                }
+                arguments.append(.text(id))
             }
             let driverConditionCount = conditions.count
             if let from = filter.from {
@@ -383,18 +409,6 @@ public final class MessageStore: Sendable {
             if let subject = filter.subject {
                 conditions.append(#"m.subject LIKE ? ESCAPE '\'"#)
                 arguments.append(.text(Self.likePattern(subject)))
-            }
-            switch filter.after {
-            case .id(let id)?:
-                guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
-                conditions.append("m.id > ?")
-                arguments.append(.text(id))
-            case .time(let milliseconds)?:
-                // No index on the time: ids bound it from below (see MessageIDGenerator.firstID).
-                conditions.append("m.id >= ? AND m.received_at > ?")
-                arguments += [.text(MessageIDGenerator.firstID(atOrAfter: milliseconds &+ 1)), .integer(milliseconds)]
-            case nil:
-                break
             }
             if filter.requireCode { conditions.append("m.codes <> '[]'") }
             countBody = conditions.count == driverConditionCount ? "FROM " + driver : body

@@ -217,22 +217,62 @@ import Testing
         try store.verifyIntegrity()
     }
 
-    @Test func afterATimeHoldsWhenTheClockStepsBack() throws {
+    @Test func afterATimeFollowsArrivalOrderWhenTheClockStepsBack() throws {
         let store = try makeStore()
         defer { store.close() }
         let early = try store.insert(sample(1, receivedAt: 1_700_000_002_000))
-        // The clock stepped back: the id keeps increasing, the arrival time is what it was.
+        // The clock stepped back a second: this message still came after `early`, and its id
+        // keeps that order (its receivedAt shows the clock as it was).
         let stepped = try store.insert(sample(2, receivedAt: 1_700_000_001_000))
         let later = try store.insert(sample(3, receivedAt: 1_700_000_003_000))
         #expect(stepped > early)
+        #expect(try store.message(id: stepped)?.summary.receivedAt == 1_700_000_001_000)
         func ids(after ms: Int64) throws -> [String] { try store.list(MessageFilter(after: .time(ms))).items.map(\.id) }
         #expect(try ids(after: 1_700_000_000_999) == [later, stepped, early])
-        #expect(try ids(after: 1_700_000_001_500) == [later, early])
-        #expect(try ids(after: 1_700_000_002_000) == [later])
+        #expect(try ids(after: 1_700_000_001_999) == [later, stepped, early])
+        #expect(try ids(after: 1_700_000_002_000) == [later])  // stepped came no later than early
+        #expect(try ids(after: 1_700_000_002_999) == [later])
         #expect(try ids(after: 1_700_000_003_000).isEmpty)
         #expect(try ids(after: -5) == [later, stepped, early])
-        #expect(try store.list(MessageFilter(after: .time(1_700_000_001_500))).total == 2)
+        #expect(try store.list(MessageFilter(after: .time(1_700_000_002_000))).total == 1)
         #expect(try store.latest(to: "user@example.com", after: .time(1_700_000_001_500))?.id == later)
+    }
+
+    @Test func afterBoundsEveryDrivingIndexTheSameWay() throws {
+        // `after` is a range of the id index when messages drive the scan, and a seq bound when
+        // the recipient or search index does: the pages and totals must agree.
+        let store = try makeStore()
+        defer { store.close() }
+        var ids: [String] = []
+        for n in 0..<12 {
+            ids.append(try store.insert(sample(n, to: n % 2 == 0 ? "even@example.com" : "odd@example.com",
+                                               subject: "walrus \(n)", receivedAt: 1_700_000_000_000 + Int64(n) * 1000)))
+        }
+        try store.delete(id: ids[5])  // a cursor that no longer exists still works
+        func check(_ after: MessageCursor, _ expected: [Int]) throws {
+            let want = expected.reversed().map { ids[$0] }
+            for filter in [MessageFilter(after: after, limit: 100), MessageFilter(query: "walrus", after: after, limit: 100)] {
+                let page = try store.list(filter)
+                #expect(page.items.map(\.id) == want)
+                #expect(page.total == want.count)
+            }
+            let evens = expected.filter { $0 % 2 == 0 }
+            let page = try store.list(MessageFilter(to: "even@example.com", query: nil, after: after, limit: 100))
+            #expect(page.items.map(\.id) == evens.reversed().map { ids[$0] })
+            #expect(page.total == evens.count)
+            let searched = try store.list(MessageFilter(to: "even@example.com", query: "walrus", after: after, limit: 100))
+            #expect(searched.items.map(\.id) == evens.reversed().map { ids[$0] })
+            #expect(try store.latest(to: "even@example.com", after: after)?.id == evens.last.map { ids[$0] })
+        }
+        try check(.id(ids[5]), [6, 7, 8, 9, 10, 11])
+        try check(.id(ids[4]), [6, 7, 8, 9, 10, 11])
+        try check(.id(ids[11]), [])
+        try check(.time(1_700_000_007_000), [8, 9, 10, 11])
+        try check(.time(1_700_000_006_999), [7, 8, 9, 10, 11])
+        try check(.time(1_700_000_011_000), [])
+        try check(.time(0), [0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11])
+        try check(.id("00000000000000000000000000"), [0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11])
+        #expect(try store.list(MessageFilter(after: .id(ids[8]), limit: 2, offset: 1)).items.map(\.id) == [ids[10], ids[9]])
     }
 
     @Test func aDeletedNewestMessageLeavesNoTraceForTheNextOne() throws {
