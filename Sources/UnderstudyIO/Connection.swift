@@ -20,6 +20,9 @@ public final class Connection {
     private(set) var interest: UInt32 = 0
     private var readingPaused = false
     private var inputClosed = false
+    /// Input arrived while paused or closing and was left unread: only then is the input
+    /// interest dropped (see `pauseReading`).
+    private var inputIgnored = false
     private var closeWhenFlushed = false
     private var inReadCallback = false
     /// A send did not complete at once since the queue was last empty.
@@ -128,6 +131,7 @@ public final class Connection {
     public func resumeReading() {
         assertOnLoop()
         readingPaused = false
+        inputIgnored = false
         updateInterest()
     }
 
@@ -135,7 +139,8 @@ public final class Connection {
 
     private func readable() {
         if readingPaused || closeWhenFlushed {
-            updateInterest()  // input we will not read yet: stop being woken for it
+            inputIgnored = true  // input we will not read yet: stop being woken for it
+            updateInterest()
             return
         }
         let buffer = eventLoop.readBuffer
@@ -215,7 +220,7 @@ public final class Connection {
 
     private var wantedInterest: UInt32 {
         var events: UInt32 = 0
-        if !readingPaused && !inputClosed && !closeWhenFlushed { events |= EpollEvents.input | EpollEvents.readHangUp }
+        if !inputClosed && !inputIgnored { events |= EpollEvents.input | EpollEvents.readHangUp }
         if pendingWriteBytes > 0 { events |= EpollEvents.output }
         return events
     }

@@ -248,15 +248,21 @@ struct TCPServerTests {
     }
 
     @Test func pausingCostsNothingUntilInputArrivesThenStopsWakingTheLoop() throws {
-        // Pausing leaves the epoll interest alone (no system call when nothing comes in), but
-        // input that arrives while paused must drop it, or the level-triggered loop would spin.
+        // Pausing leaves the epoll interest alone (no system call when nothing comes in), also
+        // when the read that paused wrote a reply, as an SMTP session does; but input arriving
+        // while paused must drop it, or the level-triggered loop would spin.
         final class LazyPauseHandler: ConnectionHandler {
             let events: Box<[String]>
             init(events: Box<[String]>) { self.events = events }
-            func connectionActive(_ connection: Connection) {
+            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+                connection.write(Array(bytes))
+                guard events.value.isEmpty else { return }
                 connection.pauseReading()
-                events.update { $0.append(connection.interest & EpollEvents.input != 0 ? "still registered" : "dropped early") }
-                poll(connection, remaining: 400)
+                connection.schedule(after: .milliseconds(1)) { [events] in
+                    let registered = connection.interest & EpollEvents.input != 0
+                    events.update { $0.append(registered ? "still registered" : "dropped early") }
+                    self.poll(connection, remaining: 400)
+                }
             }
             func poll(_ connection: Connection, remaining: Int) {
                 if connection.interest & EpollEvents.input == 0 {
@@ -269,15 +275,14 @@ struct TCPServerTests {
                     connection.schedule(after: .milliseconds(5)) { self.poll(connection, remaining: remaining - 1) }
                 }
             }
-            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
-                connection.write(Array(bytes))
-            }
         }
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdownGracefully() }
         let events = Box<[String]>([])
         let server = TCPServer(configuration: .init(port: 0), group: group) { _ in LazyPauseHandler(events: events) }
         let client = try TestClient(try server.start())
+        client.send("a")
+        #expect(client.read(count: 1) == Array("a".utf8))
         #expect(waitUntil { events.value.count == 1 })
         client.send("xyz")
         #expect(client.read(count: 3) == Array("xyz".utf8))  // resumed, and the input read
