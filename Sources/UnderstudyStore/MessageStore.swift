@@ -139,8 +139,10 @@ public final class MessageStore: Sendable {
                     """, arguments: [.integer(from), .integer(upTo)])
                 let indexed = db.changedRowCount
                 try db.execute("UPDATE search_state SET indexed_through = ?", arguments: [.integer(upTo)])
-                return (indexed, upTo, try db.fetchScalar(Int.self, "SELECT count(*) FROM messages WHERE seq > ?",
-                                                          arguments: [.integer(upTo)]) ?? 0)
+                // Not a count of the rows left (a walk over the table): a short chunk took them
+                // all; otherwise the running count, which only ever overestimates (deleting a
+                // pending message does not lower it) and so is put right by an empty chunk.
+                return (indexed, upTo, indexed < max(1, limit) ? 0 : max(0, state.unindexed - indexed))
             }
             state.indexedThrough = upTo
             state.unindexed = remaining

@@ -28,6 +28,26 @@ import Testing
         #expect(store.unindexedCount == 0)
     }
 
+    @Test func pendingCountSettlesWhenPendingMessagesAreDeleted() throws {
+        // The pending count is kept, not recounted: deleting pending messages leaves it high,
+        // and a chunk that comes back short or empty puts it right.
+        let store = try makeStore()
+        defer { store.close() }
+        let ids = try store.insert(batch: (0..<20).map { sample($0, text: "heron \($0)") })
+        for id in ids.suffix(10) { try store.delete(id: id) }
+        #expect(store.unindexedCount == 20)
+        #expect(try store.indexPendingSearch(limit: 10) == 10)
+        #expect(store.unindexedCount == 10)  // still counts the deleted ten
+        #expect(try store.indexPendingSearch(limit: 10) == 0)
+        #expect(store.unindexedCount == 0)
+        let more = try store.insert(batch: (20..<26).map { sample($0, text: "heron \($0)") })
+        try store.delete(id: more[0])
+        #expect(try store.indexPendingSearch(limit: 10) == 5)
+        #expect(store.unindexedCount == 0)
+        #expect(try store.list(MessageFilter(query: "heron")).total == 15)
+        try store.verifyIntegrity()
+    }
+
     /// Deleting a message that was never indexed must leave the index consistent, and so must
     /// deleting an indexed one; SQLite's FTS5 integrity check proves it.
     @Test func deletingIndexedAndPendingMessagesKeepsTheIndexSound() throws {
