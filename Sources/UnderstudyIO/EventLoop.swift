@@ -241,10 +241,10 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         try epollControl(EPOLL_CTL_MOD, fd: fd, events: events, data: EventLoop.pack(fd: fd, generation: slot.generation))
     }
 
-    /// Removes `fd` from epoll (call before closing it).
-    /// Forgets `fd`. With `closing`, the caller closes it right after, which removes it from the
-    /// epoll set (sockets here are never duplicated: accept4 and socket use CLOEXEC), so the
-    /// EPOLL_CTL_DEL is skipped; events already fetched for it fail the generation check.
+    /// Removes `fd` from epoll (call before closing it) and forgets it. With `closing`, the
+    /// caller closes it right after, which removes it from the epoll set (sockets here are never
+    /// duplicated: accept4 and socket use CLOEXEC), so the EPOLL_CTL_DEL is skipped; events
+    /// already fetched for it fail the generation check.
     func deregister(fd: Int32, closing: Bool = false) {
         let index = Int(fd)
         guard index < slots.count, slots[index] != nil else { return }

@@ -387,7 +387,7 @@ public final class MessageStore: Sendable {
                 guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
                 afterBound = (">", id)
             case .time(let milliseconds)?:
-                afterBound = (">=", MessageIDGenerator.firstID(atOrAfter: milliseconds &+ 1))
+                afterBound = (">=", MessageIDGenerator.firstID(atOrAfter: milliseconds == .max ? .max : milliseconds + 1))
             case nil:
                 afterBound = nil
             }
