@@ -6,9 +6,16 @@
 /// the database at a version boundary. A database whose version is above the last registered
 /// migration was written by a newer build, and opening it fails with a clear error rather than
 /// running against a schema this code does not know.
+///
+/// A migration that rebuilds a table others reference can ask for foreign keys to be off while
+/// it runs (SQLite's own procedure for such changes: the pragma is a no-op inside a
+/// transaction, so the migrator sets it around one); otherwise dropping the old parent table
+/// would cascade into its children.
 public struct DatabaseMigrator: Sendable {
     public struct Migration: Sendable {
         public let name: String
+        /// Foreign key enforcement is switched off around this migration, and not re-checked.
+        let withoutForeignKeys: Bool
         let apply: @Sendable (Database) throws -> Void
     }
 
@@ -17,8 +24,9 @@ public struct DatabaseMigrator: Sendable {
     public init() {}
 
     /// Appends the migration to version `migrations.count + 1`.
-    public mutating func registerMigration(_ name: String, _ apply: @escaping @Sendable (Database) throws -> Void) {
-        migrations.append(Migration(name: name, apply: apply))
+    public mutating func registerMigration(_ name: String, withoutForeignKeys: Bool = false,
+                                           _ apply: @escaping @Sendable (Database) throws -> Void) {
+        migrations.append(Migration(name: name, withoutForeignKeys: withoutForeignKeys, apply: apply))
     }
 
     /// The highest version this migrator knows.
@@ -39,10 +47,14 @@ public struct DatabaseMigrator: Sendable {
         }
         guard current < target else { return current }
         for version in (current + 1)...target {
+            let migration = migrations[version - 1]
+            let foreignKeys = migration.withoutForeignKeys ? try db.fetchScalar(Int.self, "PRAGMA foreign_keys") ?? 0 : 0
+            if foreignKeys != 0 { try db.execute("PRAGMA foreign_keys = OFF") }
+            defer { if foreignKeys != 0 { try? db.execute("PRAGMA foreign_keys = ON") } }
             try db.inTransaction(.immediate) {
                 // Re-read inside the write lock: another process may have migrated meanwhile.
                 guard try Self.version(of: db) == version - 1 else { return }
-                try migrations[version - 1].apply(db)
+                try migration.apply(db)
                 try db.execute("PRAGMA user_version = \(version)")
             }
         }

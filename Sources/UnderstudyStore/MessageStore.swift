@@ -19,8 +19,9 @@ import Synchronization
 /// The schema is shaped for the commit path: a transaction writes every B-tree page it touches
 /// whole, to the WAL and later to the database, and under steady mail most commits carry one or
 /// two messages. So a message touches as few B-trees as it can: no AUTOINCREMENT counter, no
-/// foreign keys (and so no index on `recipients.seq`), no time index (ids encode the arrival
-/// time), and no queue table for the search index (a watermark instead).
+/// foreign key on `recipients` (and so no index on `recipients.seq`: a trigger deletes by
+/// address and seq), no time index (ids encode the arrival time), and no queue table for the
+/// search index (a watermark instead).
 ///
 /// Retention: when an insert takes the count past `maxMessages`, the oldest messages are deleted
 /// in the same transaction, down to `pruneSlack` below the limit, so the count never exceeds the
@@ -517,9 +518,12 @@ public final class MessageStore: Sendable {
                 END;
                 """)
         }
-        migrator.registerMigration("lean commit path") { db in
-            // Rebuilt tables, same rows and seqs (the search index keys on seq and stays as is);
-            // rows a foreign key should have deleted are left behind.
+        migrator.registerMigration("lean commit path", withoutForeignKeys: true) { db in
+            // `messages` and `recipients` are rebuilt with the same rows and seqs (the search
+            // index keys on seq and stays as is); recipient rows without a message are left out.
+            // `message_bodies` (nearly all the bytes) stays: with foreign keys off, dropping the
+            // old `messages` does not cascade into it, and its reference then names the new
+            // table, with the same seqs. The delete trigger removes bodies itself as well.
             // Pending messages are exactly those above the lowest queued seq (indexing takes the
             // queue in order, and inserts only ever append), so that becomes the watermark.
             try db.execute("""
@@ -559,15 +563,6 @@ public final class MessageStore: Sendable {
                        m.attachments,
                        coalesce((SELECT json_group_array(r.address) FROM recipients r WHERE r.seq = m.seq), '[]')
                 FROM messages m ORDER BY m.seq;
-                CREATE TABLE message_bodies_new (
-                    seq INTEGER PRIMARY KEY,
-                    text TEXT,
-                    html TEXT,
-                    links TEXT NOT NULL,
-                    raw BLOB NOT NULL
-                );
-                INSERT INTO message_bodies_new SELECT seq, text, html, links, raw FROM message_bodies
-                WHERE seq IN (SELECT seq FROM messages) ORDER BY seq;
                 CREATE TABLE recipients_new (
                     address TEXT NOT NULL,
                     seq INTEGER NOT NULL,
@@ -576,10 +571,8 @@ public final class MessageStore: Sendable {
                 INSERT INTO recipients_new SELECT address, seq FROM recipients WHERE seq IN (SELECT seq FROM messages);
                 DROP TABLE search_pending;
                 DROP TABLE recipients;
-                DROP TABLE message_bodies;
                 DROP TABLE messages;
                 ALTER TABLE messages_new RENAME TO messages;
-                ALTER TABLE message_bodies_new RENAME TO message_bodies;
                 ALTER TABLE recipients_new RENAME TO recipients;
                 CREATE TRIGGER messages_unindex BEFORE DELETE ON messages
                 WHEN old.seq <= (SELECT indexed_through FROM search_state) BEGIN

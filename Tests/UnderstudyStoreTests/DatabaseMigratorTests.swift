@@ -79,6 +79,7 @@ import Testing
         check.close()
         #expect(store.unindexedCount == 2)
         #expect(try store.count() == 5)
+        #expect(try store.message(id: "01JDZZZZZZZZZZZZZZZZZZZZ05")?.text == "body")  // bodies kept in place
         let newer = try store.insert(sample(8, to: "v3@example.com", subject: "subject8 legacy"))
         #expect(try store.list(MessageFilter(query: "legacy")).total == 6)  // 5 and 6 caught up
         #expect(try store.list(MessageFilter(query: "subject4")).total == 0)
@@ -101,6 +102,45 @@ import Testing
         #expect(error?.isSchemaTooNew == true)
         #expect(error?.message.contains("version 99") == true)
         #expect(error?.message.contains("newer") == true)
+    }
+
+    @Test func aMigrationWithoutForeignKeysRebuildsAParentAndKeepsItsChildren() throws {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("parent and child") { db in
+            try db.execute("""
+                CREATE TABLE parent (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT);
+                CREATE TABLE child (id INTEGER PRIMARY KEY REFERENCES parent (id) ON DELETE CASCADE, data TEXT);
+                INSERT INTO parent (id, name) VALUES (1, 'a'), (2, 'b');
+                INSERT INTO child (id, data) VALUES (1, 'kept'), (2, 'kept too');
+                """)
+        }
+        let rebuild = """
+            CREATE TABLE parent_new (id INTEGER PRIMARY KEY, name TEXT);
+            INSERT INTO parent_new SELECT id, name FROM parent;
+            DROP TABLE parent;
+            ALTER TABLE parent_new RENAME TO parent;
+            """
+        migrator.registerMigration("rebuild the parent", withoutForeignKeys: true) { db in try db.execute(rebuild) }
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let db = try Database(path: scratch.path + "/fk.sqlite")
+        defer { db.close() }
+        try db.execute("PRAGMA foreign_keys = ON")
+        #expect(try migrator.migrate(db) == 2)
+        #expect(try db.fetchScalar(Int.self, "SELECT count(*) FROM child") == 2)
+        #expect(try db.fetchScalar(Int.self, "PRAGMA foreign_keys") == 1)  // back on
+        try db.execute("DELETE FROM parent WHERE id = 1")  // the reference names the new table
+        #expect(try db.fetchColumn(String.self, "SELECT data FROM child") == ["kept too"])
+
+        // The same rebuild with foreign keys on empties the child through the cascade.
+        var plain = DatabaseMigrator()
+        plain.registerMigration("parent and child", migrator.migrations[0].apply)
+        plain.registerMigration("rebuild the parent") { db in try db.execute(rebuild) }
+        let other = try Database(path: scratch.path + "/cascade.sqlite")
+        defer { other.close() }
+        try other.execute("PRAGMA foreign_keys = ON")
+        #expect(try plain.migrate(other) == 2)
+        #expect(try other.fetchScalar(Int.self, "SELECT count(*) FROM child") == 0)
     }
 
     @Test func aFailingMigrationLeavesThePreviousVersion() throws {
