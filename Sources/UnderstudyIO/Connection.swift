@@ -6,8 +6,8 @@ import Glibc
 /// (from a `ConnectionHandler` callback, a connection timer, or `eventLoop.execute`).
 public final class Connection {
     public let eventLoop: EventLoop
-    public let remoteAddress: SocketAddress
-    public let localAddress: SocketAddress
+    /// What accept returned, decoded only when asked for (nothing on the hot path reads it).
+    private let remoteStorage: sockaddr_storage
 
     private let fd: Int32
     private var handler: (any ConnectionHandler)?
@@ -29,12 +29,16 @@ public final class Connection {
     private var wasBlocked = false
     public private(set) var isOpen = true
 
-    init(fd: Int32, loop: EventLoop, remote: SocketAddress, local: SocketAddress, onClose: (() -> Void)?) {
+    init(fd: Int32, loop: EventLoop, remote: sockaddr_storage, onClose: (() -> Void)?) {
         self.fd = fd
         self.eventLoop = loop
-        self.remoteAddress = remote
-        self.localAddress = local
+        self.remoteStorage = remote
         self.onClose = onClose
+    }
+
+    /// The peer's address.
+    public var remoteAddress: SocketAddress {
+        SocketAddress(storage: remoteStorage) ?? SocketAddress(family: .ipv4, host: "0.0.0.0", port: 0)
     }
 
     /// Registers with the loop and tells the handler. On failure the fd is closed.

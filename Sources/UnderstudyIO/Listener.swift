@@ -63,7 +63,7 @@ final class Listener: Selectable {
                 }
             }
             guard case .done(let client) = result else { return }
-            accepted(client, remote: SocketAddress(storage: storage))
+            accepted(client, remote: storage)
         }
     }
 
@@ -77,24 +77,22 @@ final class Listener: Selectable {
         }
     }
 
-    private func accepted(_ fd: Int32, remote: SocketAddress?) {
+    private func accepted(_ fd: Int32, remote: sockaddr_storage) {
         if server.configuration.noDelay {
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         }
-        let local = SocketAddress.local(of: fd) ?? SocketAddress(family: .ipv4, host: "0.0.0.0", port: 0)
-        let remote = remote ?? SocketAddress(family: .ipv4, host: "0.0.0.0", port: 0)
         let server = self.server
         let count = server.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
         if count > server.configuration.maxConnections {
             server.openConnections.wrappingSubtract(1, ordering: .relaxed)
-            let connection = Connection(fd: fd, loop: loop, remote: remote, local: local, onClose: nil)
+            let connection = Connection(fd: fd, loop: loop, remote: remote, onClose: nil)
             connection.activate(handler: RejectedConnectionHandler())
             if let hook = server.connectionLimitReached, connection.isOpen { hook(connection) }
             connection.close()
             return
         }
-        let connection = Connection(fd: fd, loop: loop, remote: remote, local: local) {
+        let connection = Connection(fd: fd, loop: loop, remote: remote) {
             server.openConnections.wrappingSubtract(1, ordering: .relaxed)
         }
         connection.activate(handler: server.makeHandler(connection))

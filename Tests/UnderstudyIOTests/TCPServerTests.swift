@@ -67,6 +67,30 @@ struct TCPServerTests {
         client.close()
     }
 
+    @Test(arguments: ["127.0.0.1", "::1"])
+    func aConnectionKnowsItsPeer(host: String) throws {
+        final class PeerHandler: ConnectionHandler {
+            let peers: Box<[SocketAddress]>
+            init(peers: Box<[SocketAddress]>) { self.peers = peers }
+            func connectionActive(_ connection: Connection) { peers.update { $0.append(connection.remoteAddress) } }
+            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {}
+        }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let peers = Box<[SocketAddress]>([])
+        let server = TCPServer(configuration: .init(host: host, port: 0), group: group) { _ in PeerHandler(peers: peers) }
+        let address: SocketAddress
+        do { address = try server.start() } catch {
+            if host == "::1", error.errnoCode == EADDRNOTAVAIL { return }
+            throw error
+        }
+        let client = try TestClient(address)
+        defer { client.close() }
+        #expect(waitUntil { peers.value.count == 1 })
+        #expect(peers.value.first == SocketAddress.local(of: client.fd))  // the client's own end
+        #expect(peers.value.first?.port != address.port)
+    }
+
     /// SO_REUSEPORT must not let a second server share a port that is already taken.
     @Test func aTakenPortIsRefused() throws {
         let group = try EventLoopGroup(threads: 2)
