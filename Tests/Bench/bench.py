@@ -77,6 +77,12 @@ class Understudy:
             self.proc.kill()
 
 
+def cpu_seconds(pid):
+    """User plus system CPU time a process has used so far."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wait_healthy(url, t0, timeout=20.0):
     while time.monotonic() - t0 < timeout:
         try:
@@ -220,11 +226,14 @@ def bench_smtp(binary, args, workdir):
     sink_port = free_port()
     for reuse, label in ((True, "8 sessions reused (-d)"), (False, "8 at a time, 1 msg/session")):
         ours, theirs = [], []
+        our_cpu, their_cpu = [], []  # server CPU per message, us: steadier than rates on a noisy machine
         for run in range(args.runs):
             data = workdir / f"ingest-{int(reuse)}-{run}.sqlite"
             server = Understudy(binary, "--data", str(data), "--mail-max-messages", str(messages * 2))
             try:
+                before = cpu_seconds(server.proc.pid)
                 ours.append(smtp_source(server.smtp_port, messages, reuse=reuse))
+                our_cpu.append((cpu_seconds(server.proc.pid) - before) * 1e6 / messages)
                 stored = json.load(urllib.request.urlopen(server.url + "/api/messages?limit=1"))["total"]
                 if stored != messages:
                     raise RuntimeError(f"stored {stored} of {messages} messages")
@@ -234,13 +243,17 @@ def bench_smtp(binary, args, workdir):
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(0.3)
             try:
+                before = cpu_seconds(sink.pid)
                 theirs.append(smtp_source(sink_port, messages, reuse=reuse))
+                their_cpu.append((cpu_seconds(sink.pid) - before) * 1e6 / messages)
             finally:
                 sink.terminate()
                 sink.wait()
         report(f"SMTP ingest 4 KiB, {label}", statistics.median(ours), "msg/s",
                "postfix smtp-sink (stores nothing)", statistics.median(theirs),
                ">= 3000/s and >= 0.5x smtp-sink", ratios=[o / t for o, t in zip(ours, theirs)])
+        report("  server CPU per message", statistics.median(our_cpu), "us", "smtp-sink", statistics.median(their_cpu),
+               ratios=[o / t for o, t in zip(our_cpu, their_cpu)])
 
 
 def send_raw(port, to, body):
