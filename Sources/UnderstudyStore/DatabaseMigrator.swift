@@ -48,9 +48,11 @@ public struct DatabaseMigrator: Sendable {
         guard current < target else { return current }
         for version in (current + 1)...target {
             let migration = migrations[version - 1]
-            let foreignKeys = migration.withoutForeignKeys ? try db.fetchScalar(Int.self, "PRAGMA foreign_keys") ?? 0 : 0
-            if foreignKeys != 0 { try db.execute("PRAGMA foreign_keys = OFF") }
-            defer { if foreignKeys != 0 { try? db.execute("PRAGMA foreign_keys = ON") } }
+            // Switched off only if on, and back on afterwards, also when the migration fails.
+            let restoreForeignKeys = try migration.withoutForeignKeys
+                && db.fetchScalar(Int.self, "PRAGMA foreign_keys") == 1
+            if restoreForeignKeys { try db.execute("PRAGMA foreign_keys = OFF") }
+            defer { if restoreForeignKeys { try? db.execute("PRAGMA foreign_keys = ON") } }
             try db.inTransaction(.immediate) {
                 // Re-read inside the write lock: another process may have migrated meanwhile.
                 guard try Self.version(of: db) == version - 1 else { return }

@@ -14,7 +14,8 @@ import Synchronization
 /// `recipients` (one row per lowercase address of envelope, To and Cc, keyed (address, seq) so
 /// "newest messages to X" walks one index backwards), `message_search` (contentless FTS5 over
 /// subject, sender, recipients and text; see `FullTextQuery`) and `search_state` (how far the
-/// index has got). Triggers on `messages` delete the rest of a message.
+/// index has got). Deleting a message deletes its body through the foreign key's cascade, and its
+/// recipient rows through a trigger.
 ///
 /// The schema is shaped for the commit path: a transaction writes every B-tree page it touches
 /// whole, to the WAL and later to the database, and under steady mail most commits carry one or
@@ -296,7 +297,8 @@ public final class MessageStore: Sendable {
                 throw DatabaseError.decoding("integrity check failed: \(result.prefix(5).joined(separator: "; "))")
             }
             try db.execute("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 0)")
-            // The triggers' work: every message has its body and exactly its recipient rows.
+            // What the cascade and the trigger keep: every message has its body and exactly its
+            // recipient rows.
             let problems = try db.fetchScalar(Int.self, """
                 SELECT (SELECT count(*) FROM message_bodies b WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.seq = b.seq))
                      + (SELECT count(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM message_bodies b WHERE b.seq = m.seq))
@@ -523,7 +525,7 @@ public final class MessageStore: Sendable {
             // index keys on seq and stays as is); recipient rows without a message are left out.
             // `message_bodies` (nearly all the bytes) stays: with foreign keys off, dropping the
             // old `messages` does not cascade into it, and its reference then names the new
-            // table, with the same seqs. The delete trigger removes bodies itself as well.
+            // table, with the same seqs, so deleting a message still cascades to its body.
             // Pending messages are exactly those above the lowest queued seq (indexing takes the
             // queue in order, and inserts only ever append), so that becomes the watermark.
             try db.execute("""
@@ -580,8 +582,7 @@ public final class MessageStore: Sendable {
                     SELECT 'delete', old.seq, \(searchFields("old")), understudy_index_text(b.text)
                     FROM message_bodies b WHERE b.seq = old.seq;
                 END;
-                CREATE TRIGGER messages_delete_parts AFTER DELETE ON messages BEGIN
-                    DELETE FROM message_bodies WHERE seq = old.seq;
+                CREATE TRIGGER messages_delete_recipients AFTER DELETE ON messages BEGIN
                     DELETE FROM recipients
                     WHERE seq = old.seq AND address IN (SELECT value FROM json_each(old.recipient_keys));
                 END;

@@ -143,6 +143,28 @@ import Testing
         #expect(try other.fetchScalar(Int.self, "SELECT count(*) FROM child") == 0)
     }
 
+    @Test func foreignKeysComeBackOnWhenAMigrationWithoutThemFails() throws {
+        struct Broken: Error {}
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("one", withoutForeignKeys: true) { db in
+            #expect(try db.fetchScalar(Int.self, "PRAGMA foreign_keys") == 0)
+            try db.execute("CREATE TABLE a (x)")
+            throw Broken()
+        }
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let db = try Database(path: scratch.path + "/fkfail.sqlite")
+        defer { db.close() }
+        try db.execute("PRAGMA foreign_keys = ON")
+        #expect(throws: Broken.self) { try migrator.migrate(db) }
+        #expect(try DatabaseMigrator.version(of: db) == 0)
+        #expect(try db.fetchScalar(Int.self, "PRAGMA foreign_keys") == 1)
+        // A connection that had them off keeps them off.
+        try db.execute("PRAGMA foreign_keys = OFF")
+        #expect(throws: Broken.self) { try migrator.migrate(db) }
+        #expect(try db.fetchScalar(Int.self, "PRAGMA foreign_keys") == 0)
+    }
+
     @Test func aFailingMigrationLeavesThePreviousVersion() throws {
         struct Broken: Error {}
         var migrator = DatabaseMigrator()
