@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CShims.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/socket.h>
 
@@ -11,3 +12,5 @@ int CShims_accept4(int fd, void *address, unsigned int *length, int flags) {
 }
 
 int CShims_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+int CShims_fallocate(int fd, int64_t offset, int64_t length) { return fallocate(fd, 0, (off_t)offset, (off_t)length); }

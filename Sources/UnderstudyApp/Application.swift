@@ -35,7 +35,7 @@ public final class Application: Sendable {
         let store: MessageStore
         do {
             store = try MessageStore(location: configuration.dataPath.map { .file($0) } ?? .temporary,
-                                     maxMessages: configuration.mail.maxMessages)
+                                     maxMessages: configuration.mail.maxMessages, recover: IncomingMessage.recover)
         } catch {
             throw StartupError("cannot open the inbox store \(configuration.dataPath ?? "(temporary)"): \(error); choose another file with --data PATH")
         }
@@ -90,7 +90,7 @@ public final class Application: Sendable {
         http.shutdown()
         smtp.shutdown()
         group.shutdownGracefully(timeout: .seconds(5))
-        inbox.store.close()
+        inbox.close()
     }
 
     static func milliseconds() -> Int64 {

@@ -25,13 +25,17 @@ public struct InboxError: Error, Sendable, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The mail sink's core: digests messages, stores them through one writer with group commit, and
-/// tells waiters and subscribers the moment a message is committed.
+/// The mail sink's core: digests messages, stores them, indexes them through one writer with
+/// group commit, and tells waiters and subscribers the moment a message is indexed.
 ///
-/// Threads: `accept` digests on the caller's thread (each SMTP loop in parallel) and enqueues;
-/// a serial queue drains everything pending into one transaction, then completes the callers
-/// (who answer 250 only now) and notifies waiters. Waiting costs no CPU: a waiter is an entry in a
-/// table plus a timer.
+/// Threads: `accept` digests on the caller's thread (each SMTP loop in parallel), appends the raw
+/// message to the store's log and queues it, under one lock so the queue keeps log order. The
+/// message is stored once appended, so the caller is told at once (the SMTP 250) while the
+/// backlog is small; past `ackBacklog` messages the answer waits for the index, which is how a
+/// sender that outruns the writer gets slowed down. A serial queue drains everything pending
+/// into one transaction, then notifies waiters. Reads that must see every message already
+/// answered for go through `afterPendingCommits` (the HTTP API does). Waiting costs no CPU: a
+/// waiter is an entry in a table plus a timer.
 public final class Inbox: Sendable {
     public let store: MessageStore
     let clock: @Sendable () -> Int64
@@ -43,16 +47,31 @@ public final class Inbox: Sendable {
     /// Messages committed per transaction, at most.
     static let maximumBatch = 256
 
+    /// Appended messages not yet indexed beyond which the caller's answer waits for the index.
+    public static let defaultAckBacklog = 1024
+    let ackBacklog: Int
+    /// The same bound in raw bytes.
+    static let ackBacklogBytes = 64 << 20
+
     struct PendingItem {
         var message: NewMessage
+        var logged: MessageStore.LoggedMessage
         var links: [JSONValue]
-        var completion: @Sendable (Result<String, InboxError>) -> Void
+        /// Set when the caller waits for the index rather than the append.
+        var completion: (@Sendable (Result<String, InboxError>) -> Void)?
     }
 
     struct PendingWrites {
         var items: [PendingItem] = []
+        var pendingBytes = 0
         var drainScheduled = false
         var indexingScheduled = false
+        /// Messages appended and indexed so far, for `afterPendingCommits`.
+        var appended: UInt64 = 0
+        var indexed: UInt64 = 0
+        var barriers: [(through: UInt64, body: @Sendable () -> Void)] = []
+        /// Delay before the next attempt after a failed index transaction.
+        var retryDelay = 0
     }
 
     /// Messages indexed for search per transaction, between commits of new mail.
@@ -73,33 +92,48 @@ public final class Inbox: Sendable {
     }
 
     /// `clock` gives milliseconds since the epoch.
-    public init(store: MessageStore, clock: @escaping @Sendable () -> Int64) {
+    public init(store: MessageStore, clock: @escaping @Sendable () -> Int64, ackBacklog: Int = Inbox.defaultAckBacklog) {
         self.store = store
         self.clock = clock
+        self.ackBacklog = max(0, ackBacklog)
     }
 
     // MARK: Ingest
 
-    /// Digests and stores a message; `completion` runs on the writer's thread once it is committed
-    /// (or failed), with the message id.
-    public func accept(raw: [UInt8], envelopeFrom: String, envelopeTo: [String],
+    /// Digests and stores a message; `completion` runs with the message id once it is stored:
+    /// on the caller's thread right away while the backlog is small, else on the writer's thread
+    /// once it is indexed. With `waitForIndex`, always the latter.
+    public func accept(raw: [UInt8], envelopeFrom: String, envelopeTo: [String], waitForIndex: Bool = false,
                        completion: @escaping @Sendable (Result<String, InboxError>) -> Void) {
         let (message, links) = IncomingMessage.digestWithLinks(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo,
                                                                receivedAt: clock())
-        let scheduleDrain = pending.withLock { state -> Bool in
-            state.items.append(PendingItem(message: message, links: links, completion: completion))
-            if state.drainScheduled { return false }
+        let outcome = pending.withLock { state -> Result<(id: String, answerNow: Bool, scheduleDrain: Bool), Error> in
+            let logged: MessageStore.LoggedMessage
+            do { logged = try store.append(message) } catch { return .failure(error) }
+            let answerNow = !waitForIndex && state.appended - state.indexed < UInt64(ackBacklog)
+                && state.pendingBytes + message.raw.count <= Self.ackBacklogBytes
+            state.items.append(PendingItem(message: message, logged: logged, links: links,
+                                           completion: answerNow ? nil : completion))
+            state.pendingBytes += message.raw.count
+            state.appended += 1
+            let scheduleDrain = !state.drainScheduled
             state.drainScheduled = true
-            return true
+            return .success((logged.id, answerNow, scheduleDrain))
         }
-        if scheduleDrain { writer.async { self.drain() } }
+        switch outcome {
+        case .failure(let error):
+            completion(.failure(InboxError("the message could not be stored: \(error); try again")))
+        case .success(let (id, answerNow, scheduleDrain)):
+            if scheduleDrain { writer.async { self.drain() } }
+            if answerNow { completion(.success(id)) }
+        }
     }
 
-    /// `accept`, waiting for the commit: for embedding the inbox without an SMTP server (and tests).
+    /// `accept`, waiting for the index: for embedding the inbox without an SMTP server (and tests).
     public func acceptAndWait(raw: [UInt8], envelopeFrom: String, envelopeTo: [String]) throws(InboxError) -> String {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<String, InboxError>?>(nil)
-        accept(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo) { r in
+        accept(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo, waitForIndex: true) { r in
             result.withLock { $0 = r }
             done.signal()
         }
@@ -107,7 +141,33 @@ public final class Inbox: Sendable {
         return try result.withLock { $0! }.get()
     }
 
-    /// Runs on the writer queue: commits everything pending, in batches, then notifies.
+    /// Runs `body` once every message appended before this call is indexed, so what it reads
+    /// includes every message already answered for; returns false (and does not run it) when
+    /// nothing is pending, so the caller runs it in place. `body` then runs on a global queue.
+    public func afterPendingCommits(_ body: @escaping @Sendable () -> Void) -> Bool {
+        pending.withLock { state in
+            guard state.indexed < state.appended else { return false }
+            state.barriers.append((state.appended, body))
+            return true
+        }
+    }
+
+    /// Indexes what is pending (waiting at most `timeout`), then closes the store. Whatever is
+    /// still pending after that stays in the log of a file store and is indexed when it opens again.
+    public func close(timeout: Duration = .seconds(5)) {
+        let done = DispatchSemaphore(value: 0)
+        if afterPendingCommits({ done.signal() }) {
+            _ = done.wait(timeout: .now() + Self.dispatchInterval(timeout))
+        }
+        store.close()
+    }
+
+    /// True while some appended message is not indexed yet.
+    public var hasPendingCommits: Bool { pending.withLock { $0.indexed < $0.appended } }
+
+    /// Runs on the writer queue: indexes everything pending, in batches, then notifies. A failed
+    /// transaction (a full disk, say) is retried with a growing delay; the messages are in the
+    /// log, and the answers of callers waiting for the index wait with them.
     private func drain() {
         while true {
             let batch = pending.withLock { state -> [PendingItem] in
@@ -122,20 +182,38 @@ public final class Inbox: Sendable {
                 return
             }
             do {
-                let ids = try store.insert(batch: batch.map(\.message))
-                var delivered: [DeliveredMessage] = []
-                delivered.reserveCapacity(ids.count)
-                for (item, id) in zip(batch, ids) {
-                    delivered.append(DeliveredMessage(id: id, message: item.message,
-                                                      addresses: Set(item.message.recipientKeys), links: item.links))
-                }
-                // Reply 250 first, then wake waiters: both happen after the commit.
-                for (item, id) in zip(batch, ids) { item.completion(.success(id)) }
-                for d in delivered { notify(.created(d)) }
+                try store.index(batch.map { ($0.message, $0.logged) })
+            } catch let error as DatabaseError where error.isClosed {
+                // Shut down: what is left is in the log, and is indexed when the store opens again.
+                pending.withLock { $0.drainScheduled = false }
+                return
             } catch {
-                let failure = InboxError("the message could not be stored: \(error); try again")
-                for item in batch { item.completion(.failure(failure)) }
+                let delay = pending.withLock { state -> Int in
+                    state.items.insert(contentsOf: batch, at: 0)
+                    state.retryDelay = min(max(10, state.retryDelay * 2), 2000)
+                    return state.retryDelay
+                }
+                writer.asyncAfter(deadline: .now() + .milliseconds(delay)) { self.drain() }
+                return
             }
+            let barriers = pending.withLock { state -> [@Sendable () -> Void] in
+                state.retryDelay = 0
+                state.indexed += UInt64(batch.count)
+                state.pendingBytes -= batch.reduce(0) { $0 + $1.message.raw.count }
+                let indexed = state.indexed
+                let ready = state.barriers.filter { $0.through <= indexed }.map(\.body)
+                state.barriers.removeAll { $0.through <= indexed }
+                return ready
+            }
+            var delivered: [DeliveredMessage] = []
+            delivered.reserveCapacity(batch.count)
+            for item in batch {
+                delivered.append(DeliveredMessage(id: item.logged.id, message: item.message,
+                                                  addresses: Set(item.message.recipientKeys), links: item.links))
+            }
+            for item in batch { item.completion?(.success(item.logged.id)) }
+            for body in barriers { DispatchQueue.global().async(execute: body) }
+            for d in delivered { notify(.created(d)) }
         }
     }
 

@@ -13,30 +13,50 @@ public struct InboxRoutes: Sendable {
 
     public init(inbox: Inbox) { self.inbox = inbox }
 
+    /// Every route but the event stream answers only once the messages already answered 250 are
+    /// indexed (`consistent`), so a test that sends mail and then asks always finds it.
     public func register(on router: inout Router) {
-        router.add(.get, "/api/messages") { [self] request, _ in respond { try list(request) } }
+        router.add(.get, "/api/messages") { [self] request, _ in consistent { respond { try list(request) } } }
         router.add(.delete, "/api/messages") { [self] _, _ in
-            respond { .json(["deleted": JSONValue(try inbox.deleteAll())]) }
+            consistent { respond { .json(["deleted": JSONValue(try inbox.deleteAll())]) } }
         }
-        router.add(.get, "/api/messages/:id") { [self] _, p in respond { try detail(p["id"] ?? "") } }
+        router.add(.get, "/api/messages/:id") { [self] _, p in consistent { respond { try detail(p["id"] ?? "") } } }
         router.add(.delete, "/api/messages/:id") { [self] _, p in
-            respond {
+            consistent { respond {
                 let id = p["id"] ?? ""
                 guard try inbox.delete(id: id) else { throw Self.notFound(id) }
                 return HTTPResponse(status: .noContent)
-            }
+            } }
         }
         router.add(.get, "/api/messages/:id/raw") { [self] _, p in
-            respond {
+            consistent { respond {
                 let id = p["id"] ?? ""
                 guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
                 return HTTPResponse(status: .ok, headers: ["Content-Type": "message/rfc822"], body: raw)
-            }
+            } }
         }
-        router.add(.get, "/api/messages/:id/parts/:n") { [self] _, p in respond { try part(p["id"] ?? "", p["n"] ?? "") } }
-        router.add(.get, "/api/otp") { [self] request, _ in otp(request) }
-        router.add(.get, "/api/links") { [self] request, _ in link(request) }
+        router.add(.get, "/api/messages/:id/parts/:n") { [self] _, p in
+            consistent { respond { try part(p["id"] ?? "", p["n"] ?? "") } }
+        }
+        router.add(.get, "/api/otp") { [self] request, _ in consistent { otp(request) } }
+        router.add(.get, "/api/links") { [self] request, _ in consistent { link(request) } }
         router.add(.get, "/api/events") { [self] _, _ in events() }
+    }
+
+    /// `reply` now when every message answered for is indexed (the usual case), else once it is.
+    func consistent(_ reply: @escaping @Sendable () -> HTTPReply) -> HTTPReply {
+        guard inbox.hasPendingCommits else { return reply() }
+        return .deferred { [inbox] promise in
+            let answer: @Sendable () -> Void = {
+                switch reply() {
+                case .response(let response): promise.succeed(response)
+                case .deferred(let start): start(promise)
+                case .stream: preconditionFailure("event streams do not wait for the index")
+                }
+            }
+            // Indexed in the meantime: answer here.
+            if !inbox.afterPendingCommits(answer) { answer() }
+        }
     }
 
     // MARK: Errors

@@ -14,6 +14,12 @@ public enum IncomingMessage {
         digestWithLinks(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo, receivedAt: receivedAt).message
     }
 
+    /// A message from the store's log that was never indexed (the process stopped first),
+    /// decoded as it would have been on arrival.
+    public static func recover(_ record: MessageLogRecord) -> NewMessage {
+        digest(raw: record.raw, envelopeFrom: record.envelopeFrom, envelopeTo: record.envelopeTo, receivedAt: record.receivedAt)
+    }
+
     /// The message to store, and its links as values, so waiters can match them without parsing
     /// the JSON text that was just written for the store.
     static func digestWithLinks(raw: [UInt8], envelopeFrom: String, envelopeTo: [String],

@@ -2,15 +2,23 @@ import CSQLite
 import CShims
 import Synchronization
 
-/// The mail sink's message store: SQLite in WAL mode, one serialized writer, reads on a second
-/// connection that never waits for writes.
+/// The mail sink's message store: an append-only log of raw messages (`MessageLog`), indexed by
+/// SQLite in WAL mode, with one serialized writer and reads on a second connection that never
+/// waits for writes.
+///
+/// Storing is two steps: `append` writes the raw message to the log (from then on it survives a
+/// crash of the process) and gives it its id; `index` puts a run of appended messages into SQLite
+/// in one transaction, together with how far into the log the index reaches. On opening, records
+/// past that point are indexed again (through the `recover` function the owner supplies, which
+/// decodes them as ingest would have). `insert` does both steps at once.
 ///
 /// Ids: each message has an integer `seq` (its rowid, assigned by the writer, increasing) that
 /// orders and joins everything internally, and a public 26-character id (ULID layout, see
 /// `MessageIDGenerator`) that sorts in the same order. Only the public id leaves the store.
 ///
 /// Tables: `messages` (headers, envelope, snippet, codes: small, so listing stays in a few pages),
-/// `message_bodies` (text, html, links and the raw bytes, read only for one message),
+/// `message_bodies` (text, html and links, read only for one message; the raw bytes of messages
+/// stored before the log existed), `log_state` (how far the index reaches into the log),
 /// `recipients` (one row per lowercase address of envelope, To and Cc, keyed (address, seq) so
 /// "newest messages to X" walks one index backwards), `message_search` (contentless FTS5 over
 /// subject, sender, recipients and text; see `FullTextQuery`) and `search_state` (how far the
@@ -33,10 +41,12 @@ public final class MessageStore: Sendable {
 
     public let maxMessages: Int
     let pool: DatabasePool
+    let log: MessageLog
     private let writerState: Mutex<WriterState>
+    /// Ids are given out in log order: the generator moves only while a record is appended.
+    private let appender: Mutex<MessageIDGenerator>
 
     private struct WriterState {
-        var generator: MessageIDGenerator
         var count: Int
         /// The last `seq` given out; never handed out again by this process.
         var lastSeq: Int64
@@ -44,28 +54,72 @@ public final class MessageStore: Sendable {
         var indexedThrough: Int64
         /// Messages stored but not yet in the search index (see `indexPendingSearch`).
         var unindexed: Int
+        /// The end of the last log record indexed (`log_state`).
+        var logIndexedThrough: Int64
+        /// Messages from this seq on have their raw bytes in the log.
+        var firstLoggedSeq: Int64
     }
 
-    /// Opens (creating and migrating as needed) the store at `location`.
-    public init(location: DatabasePool.Location, maxMessages: Int = MessageStore.defaultMaxMessages) throws {
+    /// What `append` gives back: the new message's id and its place in the log, for `index`.
+    public struct LoggedMessage: Sendable, Equatable {
+        public let id: String
+        let position: Int64
+        let end: Int64
+    }
+
+    /// Decodes a log record that was never indexed, when the store is opened again.
+    public typealias Recover = @Sendable (MessageLogRecord) -> NewMessage
+
+    /// Without a decoder, a recovered message keeps its envelope and raw bytes only.
+    public static let rawOnly: Recover = { record in
+        NewMessage(receivedAt: record.receivedAt, raw: record.raw, envelopeFrom: record.envelopeFrom,
+                   envelopeTo: record.envelopeTo)
+    }
+
+    /// Opens (creating and migrating as needed) the store at `location`, and indexes what the log
+    /// holds beyond the index, decoding it with `recover`. The log lives in a directory named
+    /// after the database file with `-messages` appended.
+    public init(location: DatabasePool.Location, maxMessages: Int = MessageStore.defaultMaxMessages,
+                logSegmentBytes: Int = 64 << 20, recover: Recover = MessageStore.rawOnly) throws {
         guard (1...100_000_000).contains(maxMessages) else {
             throw MessageStoreError.invalidConfiguration("maxMessages is \(maxMessages); use 1...100000000")
         }
         self.maxMessages = maxMessages
         pool = try DatabasePool(location: location, migrator: Self.migrator, prepare: Self.registerFunctions)
+        var openedLog: MessageLog?
         do {
-            writerState = Mutex(try pool.writeWithoutTransaction { db in
+            let (state, newestID) = try pool.writeWithoutTransaction { db in
                 let indexedThrough = try db.fetchScalar(Int64.self, "SELECT indexed_through FROM search_state") ?? 0
                 // A seq at or below the watermark would be taken for indexed: never reuse one.
                 let lastSeq = max(try db.fetchScalar(Int64.self, "SELECT max(seq) FROM messages") ?? 0, indexedThrough)
-                return WriterState(
-                    generator: MessageIDGenerator(after: try db.fetchScalar(String.self, "SELECT max(id) FROM messages")),
+                return (WriterState(
                     count: try db.fetchScalar(Int.self, "SELECT count(*) FROM messages") ?? 0,
                     lastSeq: lastSeq, indexedThrough: indexedThrough,
                     unindexed: try db.fetchScalar(Int.self, "SELECT count(*) FROM messages WHERE seq > ?",
-                                                  arguments: [.integer(indexedThrough)]) ?? 0)
-            })
+                                                  arguments: [.integer(indexedThrough)]) ?? 0,
+                    logIndexedThrough: try db.fetchScalar(Int64.self, "SELECT indexed_through FROM log_state") ?? 0,
+                    firstLoggedSeq: try db.fetchScalar(Int64.self, "SELECT first_logged_seq FROM log_state") ?? 1),
+                        try db.fetchScalar(String.self, "SELECT max(id) FROM messages"))
+            }
+            let (log, pending) = try MessageLog.open(directory: pool.path + "-messages", segmentBytes: logSegmentBytes,
+                                                     from: state.logIndexedThrough)
+            openedLog = log
+            self.log = log
+            // Records past the index carry the newest ids.
+            appender = Mutex(MessageIDGenerator(after: [newestID, pending.last?.id].compactMap { $0 }.max()))
+            writerState = Mutex(state)
+            var start = 0
+            while start < pending.count {
+                let chunk = pending[start..<min(pending.count, start + 256)]
+                try index(chunk.map { record in
+                    var message = recover(record)
+                    message.raw = record.raw
+                    return (message, LoggedMessage(id: record.id, position: record.position, end: record.end))
+                })
+                start += chunk.count
+            }
         } catch {
+            openedLog?.close()
             pool.close()
             throw error
         }
@@ -75,7 +129,10 @@ public final class MessageStore: Sendable {
     public var path: String { pool.path }
 
     /// Closes the connections; a temporary store also deletes its files. Later calls throw.
-    public func close() { pool.close() }
+    public func close() {
+        log.close()
+        pool.close()
+    }
 
     // MARK: Writing
 
@@ -85,35 +142,65 @@ public final class MessageStore: Sendable {
         try insert(batch: [message])[0]
     }
 
-    /// Stores several messages in one transaction (all or none) and returns their ids in order.
-    /// Much faster than one transaction each when messages arrive together. If the batch alone
-    /// exceeds `maxMessages`, its oldest messages are pruned at once.
+    /// Stores several messages and returns their ids in order: appends each to the log, then
+    /// indexes them in one transaction. If the batch alone exceeds `maxMessages`, its oldest
+    /// messages are pruned at once.
     @discardableResult
     public func insert(batch messages: [NewMessage]) throws -> [String] {
         for message in messages { try message.validate() }
-        guard !messages.isEmpty else { return [] }
+        let logged = try messages.map { try append($0) }
+        try index(Array(zip(messages, logged)))
+        return logged.map(\.id)
+    }
+
+    /// Writes the raw message to the log and gives it its id: from here on it is stored, and
+    /// survives the process. It is not visible to reads until `index` has run on it. Callers that
+    /// append from several threads must pass the results to `index` in the order this returned
+    /// them (hold a lock across both the call and queueing the result).
+    public func append(_ message: NewMessage) throws -> LoggedMessage {
+        try message.validate()
+        return try appender.withLock { generator in
+            var next = generator
+            let id = next.next(nowMilliseconds: message.receivedAt)
+            let (position, end) = try log.append(id: id, receivedAt: message.receivedAt, envelopeFrom: message.envelopeFrom,
+                                                 envelopeTo: message.envelopeTo, raw: message.raw)
+            generator = next
+            return LoggedMessage(id: id, position: position, end: end)
+        }
+    }
+
+    /// Indexes appended messages, in log order, in one transaction (all or none). Much faster per
+    /// message than one transaction each when messages arrive together.
+    public func index(_ batch: [(message: NewMessage, logged: LoggedMessage)]) throws {
+        guard let last = batch.last else { return }
         let maxMessages = maxMessages
-        return try writerState.withLock { state in
-            var generator = state.generator
+        try writerState.withLock { state in
+            precondition(batch.first!.logged.position >= state.logIndexedThrough, "messages must be indexed in log order")
             var seq = state.lastSeq
-            let (ids, count) = try pool.write { db in
-                var ids: [String] = []
-                ids.reserveCapacity(messages.count)
-                for message in messages {
-                    let id = generator.next(nowMilliseconds: message.receivedAt)
+            let (count, pruned) = try pool.write { db in
+                for (message, logged) in batch {
                     seq += 1
-                    try Self.insert(message, seq: seq, id: id, into: db)
-                    ids.append(id)
+                    try Self.insert(message, seq: seq, logged: logged, into: db)
                 }
-                let count = try Self.prune(db, count: state.count + messages.count, keeping: maxMessages)
-                return (ids, count)
+                try db.execute("UPDATE log_state SET indexed_through = ?", arguments: [.integer(last.logged.end)])
+                let count = try Self.prune(db, count: state.count + batch.count, keeping: maxMessages)
+                return (count, count < state.count + batch.count)
             }
-            state.generator = generator
             state.lastSeq = seq
             state.count = count
-            state.unindexed += messages.count
-            return ids
+            state.unindexed += batch.count
+            state.logIndexedThrough = last.logged.end
+            if pruned { removeUnusedSegments(state) }
         }
+    }
+
+    /// Deletes the log segments that hold no stored message and nothing left to index.
+    private func removeUnusedSegments(_ state: WriterState) {
+        let oldest = try? pool.read { db in
+            try db.fetchScalar(Int64.self, "SELECT log_position FROM messages WHERE seq >= ? ORDER BY seq LIMIT 1",
+                               arguments: [.integer(state.firstLoggedSeq)])
+        }
+        log.removeSegments(before: min(oldest.flatMap { $0 } ?? state.logIndexedThrough, state.logIndexedThrough))
     }
 
     /// Messages stored but not yet searchable. Inserting leaves the search index to this call, so a
@@ -152,20 +239,21 @@ public final class MessageStore: Sendable {
         }
     }
 
-    private static func insert(_ message: NewMessage, seq: Int64, id: String, into db: Database) throws {
+    private static func insert(_ message: NewMessage, seq: Int64, logged: LoggedMessage, into db: Database) throws {
         let recipientKeys = message.recipientKeys
         try db.execute("""
             INSERT INTO messages (seq, id, received_at, size, envelope_from, envelope_to, header_from, header_to,
-                                  header_cc, subject, message_id, date, snippet, codes, attachments, recipient_keys)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  header_cc, subject, message_id, date, snippet, codes, attachments, recipient_keys,
+                                  log_position)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
-                .integer(seq), .text(id), .integer(message.receivedAt), .integer(Int64(message.raw.count)),
+                .integer(seq), .text(logged.id), .integer(message.receivedAt), .integer(Int64(message.raw.count)),
                 .text(message.envelopeFrom), .text(StringListCoding.encode(message.envelopeTo)),
                 DatabaseValue(message.from), .text(StringListCoding.encode(message.to)),
                 .text(StringListCoding.encode(message.cc)), DatabaseValue(message.subject),
                 DatabaseValue(message.messageID), DatabaseValue(message.date), .text(message.snippet),
                 .text(StringListCoding.encode(message.codes)), .text(message.attachmentsJSON),
-                .text(StringListCoding.encode(recipientKeys)),
+                .text(StringListCoding.encode(recipientKeys)), .integer(logged.position),
             ])
         for address in recipientKeys {
             try db.execute("INSERT OR IGNORE INTO recipients (address, seq) VALUES (?, ?)",
@@ -173,7 +261,7 @@ public final class MessageStore: Sendable {
         }
         try db.execute("INSERT INTO message_bodies (seq, text, html, links, raw) VALUES (?, ?, ?, ?, ?)",
                        arguments: [.integer(seq), DatabaseValue(message.text), DatabaseValue(message.html),
-                                   .text(message.linksJSON), .blob(message.raw)])
+                                   .text(message.linksJSON), .blob([])])
     }
 
     /// How far below `limit` pruning goes once the count passes it: 1%, at most 256. Deleting a run
@@ -210,6 +298,7 @@ public final class MessageStore: Sendable {
                 return db.changedRowCount
             }
             state.count -= deleted
+            if deleted > 0 { removeUnusedSegments(state) }
             return deleted > 0
         }
     }
@@ -228,6 +317,7 @@ public final class MessageStore: Sendable {
             }
             state.count = 0
             state.unindexed = 0
+            removeUnusedSegments(state)
             return deleted
         }
     }
@@ -253,10 +343,27 @@ public final class MessageStore: Sendable {
     /// The message's original bytes, or nil.
     public func raw(id: String) throws -> [UInt8]? {
         guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
-        return try pool.read { db in
-            try db.fetchScalar([UInt8].self, """
-                SELECT b.raw FROM messages m JOIN message_bodies b ON b.seq = m.seq WHERE m.id = ?
+        let found = try pool.read { db in
+            try db.fetchOne(RawLocation.self, """
+                SELECT m.log_position, CASE WHEN m.log_position IS NULL THEN b.raw END
+                FROM messages m JOIN message_bodies b ON b.seq = m.seq WHERE m.id = ?
                 """, arguments: [.text(id)])
+        }
+        guard let found else { return nil }
+        if let position = found.position {
+            // Nil only when the message's segment was removed since: it was just deleted.
+            return try log.read(at: position)?.raw
+        }
+        return found.raw
+    }
+
+    /// Where a message's raw bytes are: in the log, or (stored before the log) in its body row.
+    private struct RawLocation: RowDecodable {
+        var position: Int64?
+        var raw: [UInt8]?
+        init(row: Row) throws {
+            position = try row.value(at: 0)
+            raw = try row.value(at: 1)
         }
     }
 
@@ -586,6 +693,21 @@ public final class MessageStore: Sendable {
                     DELETE FROM recipients
                     WHERE seq = old.seq AND address IN (SELECT value FROM json_each(old.recipient_keys));
                 END;
+                """)
+        }
+        migrator.registerMigration("message log") { db in
+            // Raw bytes of new messages go to the log; older messages keep theirs in
+            // message_bodies.raw. Every message from first_logged_seq on has a log position.
+            try db.execute("""
+                ALTER TABLE messages ADD COLUMN log_position INTEGER;
+                CREATE TABLE log_state (
+                    only INTEGER PRIMARY KEY CHECK (only = 1),
+                    indexed_through INTEGER NOT NULL,
+                    first_logged_seq INTEGER NOT NULL
+                );
+                INSERT INTO log_state (only, indexed_through, first_logged_seq) VALUES (1, 0, 1 + max(
+                    coalesce((SELECT max(seq) FROM messages), 0),
+                    coalesce((SELECT indexed_through FROM search_state), 0)));
                 """)
         }
         return migrator

@@ -38,7 +38,7 @@ struct TemporaryDirectory: Sendable {
         return TemporaryDirectory(path: path)
     }
 
-    /// Removes the directory and the files in it (the store writes no subdirectories).
+    /// Removes the directory and what is in it (the store's files and its message log directory).
     func remove() {
         _ = Self.pending.withLock { $0.remove(path) }
         Self.removeTree(path)
@@ -51,7 +51,11 @@ struct TemporaryDirectory: Sendable {
                     String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
                 }
                 if name == "." || name == ".." { continue }
-                unlink("\(path)/\(name)")
+                if entry.pointee.d_type == UInt8(DT_DIR) {
+                    removeTree("\(path)/\(name)")
+                } else {
+                    unlink("\(path)/\(name)")
+                }
             }
             closedir(dir)
         }

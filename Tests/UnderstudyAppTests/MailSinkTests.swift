@@ -3,6 +3,7 @@ import Testing
 import UnderstudyJOSE
 import UnderstudyJSON
 @testable import UnderstudyApp
+@testable import UnderstudyStore
 
 #if canImport(Glibc)
 import Glibc
@@ -98,6 +99,41 @@ import Glibc
         #expect(try http.get("/api/messages/\(id)").status == 404)
         #expect(try http.request("DELETE", "/api/messages").json?["deleted"] == 1)
         #expect(try http.get("/api/messages").json?["total"] == 0)
+    }
+
+    @Test func theAPIAnswersOnlyOnceWhatWasAnswered250IsIndexed() throws {
+        let (app, http, smtp) = try Self.start()
+        defer { app.shutdown() }
+        // Hold the index's writer: the 250 comes from the log, and the API must wait rather than
+        // answer without the message.
+        let store = app.inbox.store
+        let holding = Atomic<Bool>(false)
+        let release = Atomic<Bool>(false)
+        let holder = try spawnThread {
+            _ = try? store.pool.writeWithoutTransaction { _ in
+                holding.store(true, ordering: .sequentiallyConsistent)
+                while !release.load(ordering: .sequentiallyConsistent) { usleep(1000) }
+            }
+        }
+        while !holding.load(ordering: .sequentiallyConsistent) { usleep(1000) }
+        let queued = try smtp.send(from: "noreply@example.com", to: ["lag@example.com"],
+                                   message: Self.message(to: "lag@example.com", subject: "Code", body: "Your code is 246 810."))
+        #expect(queued.contains("queued as"))  // answered while the index is held
+        #expect(app.inbox.hasPendingCommits)
+        let answers = Mutex<[Int: SimpleHTTPClient.Response]>([:])
+        let paths = ["/api/otp?to=lag@example.com", "/api/messages?to=lag@example.com", "/api/links?to=lag@example.com"]
+        let readers = try paths.enumerated().map { n, path in
+            try spawnThread { if let r = try? http.get(path, readTimeout: 20) { answers.withLock { $0[n] = r } } }
+        }
+        usleep(150_000)
+        #expect(answers.withLock { $0.isEmpty })  // waiting, not answering 404 or an empty list
+        release.store(true, ordering: .sequentiallyConsistent)
+        holder.join()
+        for reader in readers { reader.join() }
+        let got = answers.withLock { $0 }
+        #expect(got[0]?.status == 200 && got[0]?.json?["code"] == "246810")
+        #expect(got[1]?.json?["total"] == 1)
+        #expect(got[2]?.status == 404)  // indexed, and it has no link
     }
 
     @Test func serverSentEventsAnnounceNewMessages() throws {

@@ -1,7 +1,8 @@
+import Dispatch
 import Synchronization
 import Testing
 import UnderstudyJSON
-import UnderstudyStore
+@testable import UnderstudyStore
 @testable import UnderstudyInbox
 
 func mail(to: String = "alice@example.com", subject: String, body: String, html: String? = nil) -> [UInt8] {
@@ -103,7 +104,51 @@ import Glibc
         while done.load(ordering: .relaxed) < 500 && waited < 5000 { usleep(2000); waited += 2 }
         #expect(done.load(ordering: .relaxed) == 500)
         #expect(failures.load(ordering: .relaxed) == 0)
+        // Answered once appended to the log; the index catches up, and a read behind the barrier sees all.
+        Self.afterPendingCommits(inbox)
         #expect(try inbox.store.count() == 500)
+    }
+
+    @Test func answersOnceAppendedUntilTheBacklogIsFullThenOnceIndexed() throws {
+        let inbox = Inbox(store: try MessageStore(location: .temporary), clock: { 1_796_230_014_000 }, ackBacklog: 2)
+        defer { inbox.store.close() }
+        // Hold the index's writer connection, as a long transaction would.
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? inbox.store.pool.writeWithoutTransaction { _ in holding.signal(); release.wait() }
+            finished.signal()
+        }
+        holding.wait()
+        let answered = Mutex<[Int]>([])
+        for i in 0..<4 {
+            inbox.accept(raw: mail(subject: "m\(i)", body: "code \(100000 + i)"), envelopeFrom: "a@x", envelopeTo: ["lag@example.com"]) { r in
+                if case .success = r { answered.withLock { $0.append(i) } }
+            }
+        }
+        usleep(100_000)
+        // Two answered from the log at once; the others wait for the index.
+        #expect(answered.withLock { $0 } == [0, 1])
+        #expect(inbox.hasPendingCommits)
+        let read = Mutex<Int?>(nil)
+        #expect(inbox.afterPendingCommits { read.withLock { $0 = try? inbox.store.count() } })
+        usleep(50_000)
+        #expect(read.withLock { $0 } == nil)
+        release.signal()
+        finished.wait()
+        var waited = 0
+        while read.withLock({ $0 }) == nil && waited < 5000 { usleep(2000); waited += 2 }
+        #expect(answered.withLock { $0.sorted() } == [0, 1, 2, 3])
+        #expect(read.withLock { $0 } == 4)  // the read saw every message answered before it asked
+        #expect(!inbox.hasPendingCommits)
+        #expect(!inbox.afterPendingCommits { Issue.record("nothing was pending") })
+    }
+
+    /// Blocks until every message appended so far is indexed.
+    static func afterPendingCommits(_ inbox: Inbox) {
+        let done = DispatchSemaphore(value: 0)
+        if inbox.afterPendingCommits({ done.signal() }) { done.wait() }
     }
 
     @Test func waiterIsAnsweredByTheNextMatchingMessage() throws {

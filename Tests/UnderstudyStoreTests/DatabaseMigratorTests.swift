@@ -81,6 +81,8 @@ import Testing
         #expect(try store.count() == 5)
         #expect(try store.message(id: "01JDZZZZZZZZZZZZZZZZZZZZ05")?.text == "body")  // bodies kept in place
         let newer = try store.insert(sample(8, to: "v3@example.com", subject: "subject8 legacy"))
+        #expect(try store.raw(id: "01JDZZZZZZZZZZZZZZZZZZZZ05") == [0x41])  // from before the log: in its body row
+        #expect(try store.raw(id: newer) == sample(8, to: "v3@example.com", subject: "subject8 legacy").raw)  // from the log
         #expect(try store.list(MessageFilter(query: "legacy")).total == 6)  // 5 and 6 caught up
         #expect(try store.list(MessageFilter(query: "subject4")).total == 0)
         #expect(try store.list(MessageFilter(query: "subject7")).total == 0)

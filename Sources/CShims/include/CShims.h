@@ -12,6 +12,8 @@ int CShims_errno(void);
 int CShims_accept4(int fd, void *address, unsigned int *length, int flags);
 /// pthread_setname_np for the calling thread (GNU extension); names are at most 15 bytes.
 int CShims_set_thread_name(const char *name);
+/// fallocate(2) with mode 0 (a GNU extension): allocates `length` bytes at `offset`, extending the file.
+int CShims_fallocate(int fd, int64_t offset, int64_t length);
 
 // MARK: SQLite (shims_sqlite.c)
 
