@@ -117,8 +117,13 @@ struct CodeScanner {
                 atom.hasDigit = bits & 1 != 0
                 atom.hasUpper = bits & 2 != 0
                 atom.hasLower = bits & 4 != 0
-                // Runs of letters only are never codes and never join codes; skip them early.
-                if atom.hasDigit || atom.length <= 4 { atoms.append(atom) }
+                // Runs of letters only are never codes and never join codes, and neither are runs
+                // of more than 8 that mix letters and digits (tokens, hashes, base64): skip them
+                // early. Long runs of digits stay, because they keep their neighbours from
+                // passing for codes ("12345678901-123456").
+                if atom.hasDigit ? (atom.length <= 8 || !atom.hasUpper && !atom.hasLower) : atom.length <= 4 {
+                    atoms.append(atom)
+                }
             }
             return atoms
         }

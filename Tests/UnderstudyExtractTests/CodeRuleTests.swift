@@ -12,6 +12,16 @@ import Testing
         Extractor.extract(subject: nil, text: nil, html: html).codes.map(\.value)
     }
 
+    // MARK: Long tokens
+
+    /// Runs of more than 8 that mix letters and digits are skipped before grouping: they are
+    /// never codes and never join one, so codes beside them are found as before.
+    @Test func longTokensMixingLettersAndDigitsNeitherHideNorFakeACode() {
+        #expect(Self.codes(text: "Your verification code is 482913. Ref 9F8E7D6C5B4A3928 session a1b2c3d4e5f6a7b8") == ["482913"])
+        #expect(Self.codes(text: "Your code: 7F3K9Q (request A1B2C3D4E5F6G7H8)") == ["7F3K9Q"])
+        #expect(Self.codes(text: "Verification code\n" + (1...40).map { "\($0)XXXXXXXXXXXXXXXXXXXXXXXXXXXX" }.joined(separator: "\n")).isEmpty)
+    }
+
     // MARK: Never a code
 
     @Test(arguments: [
