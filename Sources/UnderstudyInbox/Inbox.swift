@@ -72,7 +72,16 @@ public final class Inbox: Sendable {
         var barriers: [(through: UInt64, body: @Sendable () -> Void)] = []
         /// Delay before the next attempt after a failed index transaction.
         var retryDelay = 0
+        /// When the last index transaction began (DispatchTime uptime), 0 before the first.
+        var lastCommitStart: UInt64 = 0
+        /// Index transactions committed so far.
+        var commits = 0
     }
+
+    /// Under steady mail, index transactions begin at least this far apart, so each carries more
+    /// messages: a transaction writes every page it touches, whatever it carries. The first
+    /// message after a pause is indexed at once; the 250 never waits for this.
+    static let commitSpacingNanoseconds: UInt64 = 2_000_000
 
     /// Messages indexed for search per transaction, between commits of new mail.
     static let indexingChunk = 256
@@ -162,6 +171,9 @@ public final class Inbox: Sendable {
         store.close()
     }
 
+    /// Index transactions committed so far (each carries every message queued when it began).
+    public var indexTransactions: Int { pending.withLock { $0.commits } }
+
     /// True while some appended message is not indexed yet.
     public var hasPendingCommits: Bool { pending.withLock { $0.indexed < $0.appended } }
 
@@ -170,8 +182,19 @@ public final class Inbox: Sendable {
     /// log, and the answers of callers waiting for the index wait with them.
     private func drain() {
         while true {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let wait = pending.withLock { state -> UInt64? in
+                guard !state.items.isEmpty, state.items.count < Self.maximumBatch, state.lastCommitStart > 0,
+                      now &- state.lastCommitStart < Self.commitSpacingNanoseconds else { return nil }
+                return Self.commitSpacingNanoseconds - (now &- state.lastCommitStart)
+            }
+            if let wait {
+                writer.asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) { self.drain() }
+                return
+            }
             let batch = pending.withLock { state -> [PendingItem] in
                 let n = min(state.items.count, Self.maximumBatch)
+                if n > 0 { state.lastCommitStart = now }
                 let taken = Array(state.items.prefix(n))
                 state.items.removeFirst(n)
                 if taken.isEmpty { state.drainScheduled = false }
@@ -198,6 +221,7 @@ public final class Inbox: Sendable {
             }
             let barriers = pending.withLock { state -> [@Sendable () -> Void] in
                 state.retryDelay = 0
+                state.commits += 1
                 state.indexed += UInt64(batch.count)
                 state.pendingBytes -= batch.reduce(0) { $0 + $1.message.raw.count }
                 let indexed = state.indexed

@@ -145,6 +145,24 @@ import Glibc
         #expect(!inbox.afterPendingCommits { Issue.record("nothing was pending") })
     }
 
+    @Test func steadyMailIsIndexedInTransactionsSpacedApart() throws {
+        let inbox = try Self.inbox()
+        defer { inbox.store.close() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        for i in 0..<60 {
+            inbox.accept(raw: mail(subject: "m\(i)", body: "code \(100000 + i)"), envelopeFrom: "a@x",
+                         envelopeTo: ["steady@example.com"]) { _ in }
+            usleep(300)
+        }
+        Self.afterPendingCommits(inbox)
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        // At most one transaction per spacing, plus the first (indexed at once) and the last.
+        let bound = Int(elapsed / (Double(Inbox.commitSpacingNanoseconds) / 1e6)) + 2
+        #expect(inbox.indexTransactions <= bound, "\(inbox.indexTransactions) transactions in \(elapsed) ms")
+        #expect(inbox.indexTransactions < 60)
+        #expect(try inbox.store.count() == 60)
+    }
+
     /// Blocks until every message appended so far is indexed.
     static func afterPendingCommits(_ inbox: Inbox) {
         let done = DispatchSemaphore(value: 0)
