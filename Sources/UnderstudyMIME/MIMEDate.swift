@@ -3,11 +3,12 @@
 /// seconds since 1970-01-01T00:00:00Z.
 public struct MIMEDate: Sendable, Hashable {
     public let raw: String
-    public let secondsSince1970: Int64?
+    /// Parsed when asked: the sink stores the raw text of every message's Date header and reads
+    /// the instant rarely.
+    public var secondsSince1970: Int64? { MIMEDate.parse(raw) }
 
     public init(raw: String) {
         self.raw = raw
-        self.secondsSince1970 = MIMEDate.parse(raw)
     }
 
     static let months: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
