@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Decodes the DATA text stream (RFC 5321 4.1.1.4, 4.5.2): removes the stuffed leading dot, ends at a line
 /// that is just ".", and normalises every line end (CRLF or a bare LF) to CRLF. It keeps only one bit of
 /// state between calls, so each input byte is examined once however the stream is split.
@@ -24,8 +32,9 @@ struct SMTPDotDecoder: Sendable {
                 atLineStart = false
                 continue
             }
-            var lineFeed = index
-            while lineFeed < count && input[lineFeed] != 10 { lineFeed += 1 }
+            // memchr: lines are mostly long, and this runs over every byte of every message.
+            let lineFeed = memchr(input.baseAddress! + index, 10, count - index)
+                .map { UnsafeRawPointer(input.baseAddress!).distance(to: UnsafeRawPointer($0)) } ?? count
             if lineFeed < count {
                 var end = lineFeed
                 if end > index && input[end - 1] == 13 { end -= 1 }

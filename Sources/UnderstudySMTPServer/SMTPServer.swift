@@ -50,7 +50,11 @@ public final class SMTPServer: Sendable {
 final class SMTPConnectionHandler: ConnectionHandler {
     var session: SMTPSession
     let delivery: any SMTPDeliveryHandler
+    /// The timer behind `deadline`, and when it fires.
     var timer: Scheduled?
+    var timerFiresAt: ContinuousClock.Instant?
+    /// When the session's current timeout runs out; nil when it has none.
+    var deadline: ContinuousClock.Instant?
     weak var connection: Connection?
 
     init(session: SMTPSession, delivery: any SMTPDeliveryHandler) {
@@ -72,6 +76,7 @@ final class SMTPConnectionHandler: ConnectionHandler {
     func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {
         timer?.cancel()
         timer = nil
+        deadline = nil
     }
 
     func perform(_ actions: [SMTPAction], on connection: Connection) {
@@ -91,6 +96,7 @@ final class SMTPConnectionHandler: ConnectionHandler {
             case .close:
                 timer?.cancel()
                 timer = nil
+                deadline = nil
                 connection.close()
                 return
             }
@@ -105,14 +111,34 @@ final class SMTPConnectionHandler: ConnectionHandler {
         armTimer(on: connection)
     }
 
-    /// One timer per connection for the timeout of the session's current state (RFC 5321 4.5.3.2).
+    /// The timeout of the session's current state (RFC 5321 4.5.3.2), re-armed after every
+    /// command. Timeouts are minutes long and commands come much faster, so re-arming only moves
+    /// `deadline`; the one timer, when it fires early, sleeps again until the deadline. A timer is
+    /// replaced only when the new deadline comes before it.
     func armTimer(on connection: Connection) {
+        guard connection.isOpen, let timeout = session.currentTimeout else {
+            deadline = nil  // a pending timer then finds nothing to do
+            return
+        }
+        let due = ContinuousClock.now + timeout
+        deadline = due
+        if let firesAt = timerFiresAt, timer != nil, firesAt <= due { return }
+        startTimer(on: connection, at: due)
+    }
+
+    private func startTimer(on connection: Connection, at due: ContinuousClock.Instant) {
         timer?.cancel()
-        timer = nil
-        guard connection.isOpen, let timeout = session.currentTimeout else { return }
-        timer = connection.schedule(after: timeout) { [weak self, weak connection] in
+        timerFiresAt = due
+        timer = connection.schedule(after: max(.zero, due - ContinuousClock.now)) { [weak self, weak connection] in
             guard let self, let connection, connection.isOpen else { return }
             self.timer = nil
+            self.timerFiresAt = nil
+            guard let deadline = self.deadline else { return }
+            if ContinuousClock.now < deadline {
+                self.startTimer(on: connection, at: deadline)
+                return
+            }
+            self.deadline = nil
             self.perform(self.session.timedOut(), on: connection)
         }
     }

@@ -111,4 +111,23 @@ final class Client {
         #expect(c.reply()?.hasPrefix("421 4.4.2") == true)
         #expect(c.line() == nil)
     }
+
+    @Test func eachCommandRestartsTheTimeoutAndTheLastOneStillEndsTheSession() throws {
+        // Re-arming only moves the deadline: the timer armed by the greeting fires early, must not
+        // close the session, and must come back for the deadline of the last command.
+        let session = SMTPConfiguration(hostname: "test.local", commandTimeout: .milliseconds(300))
+        let (group, _, address) = try start(SlowDelivery(), session: session)
+        defer { group.shutdownGracefully() }
+        let c = try Client(address)
+        _ = c.reply()
+        let start = ContinuousClock.now
+        for _ in 0..<4 {
+            usleep(150_000)
+            c.send("NOOP\r\n")
+            #expect(c.reply()?.hasPrefix("250") == true)  // alive 600 ms in, past two greeting-era timeouts
+        }
+        #expect(c.reply()?.hasPrefix("421 4.4.2") == true)
+        #expect(c.line() == nil)
+        #expect(ContinuousClock.now - start >= .milliseconds(850))
+    }
 }
