@@ -51,10 +51,9 @@ struct TemporaryDirectory: Sendable {
                     String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
                 }
                 if name == "." || name == ".." { continue }
-                if entry.pointee.d_type == UInt8(DT_DIR) {
+                // d_type may be DT_UNKNOWN on some file systems: a directory then fails unlink.
+                if entry.pointee.d_type == UInt8(DT_DIR) || unlink("\(path)/\(name)") != 0 && errno == EISDIR {
                     removeTree("\(path)/\(name)")
-                } else {
-                    unlink("\(path)/\(name)")
                 }
             }
             closedir(dir)
