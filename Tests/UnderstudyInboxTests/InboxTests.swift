@@ -163,6 +163,53 @@ import Glibc
         #expect(try inbox.store.count() == 60)
     }
 
+    @Test func aFailedIndexTransactionIsRetriedAndLosesNothing() throws {
+        let inbox = try Self.inbox()
+        defer { inbox.store.close() }
+        // A trigger that fails every insert while a switch row exists, as a full disk would.
+        try inbox.store.pool.writeWithoutTransaction { db in
+            try db.execute("""
+                CREATE TEMP TABLE fail_switch (on_ INTEGER);
+                INSERT INTO fail_switch VALUES (1);
+                CREATE TEMP TRIGGER fail_inserts BEFORE INSERT ON messages
+                WHEN EXISTS (SELECT 1 FROM fail_switch) BEGIN SELECT RAISE(ABORT, 'injected failure'); END;
+                """)
+        }
+        let answered = Atomic<Int>(0)
+        for i in 0..<3 {
+            inbox.accept(raw: mail(subject: "m\(i)", body: "code \(200000 + i)"), envelopeFrom: "a@x",
+                         envelopeTo: ["retry@example.com"]) { r in
+                if case .success = r { answered.add(1, ordering: .relaxed) }
+            }
+        }
+        usleep(100_000)
+        #expect(answered.load(ordering: .relaxed) == 3)  // stored in the log: answered
+        #expect(inbox.hasPendingCommits)  // but not indexed: the transaction keeps failing
+        #expect(try inbox.store.count() == 0)
+        try inbox.store.pool.writeWithoutTransaction { db in try db.execute("DELETE FROM fail_switch") }
+        Self.afterPendingCommits(inbox)  // the retry gets through
+        #expect(try inbox.store.count() == 3)
+        #expect(try inbox.store.list(MessageFilter(to: "retry@example.com")).items.map(\.subject) == ["m2", "m1", "m0"])
+    }
+
+    @Test func closingIndexesWhatIsPendingFirst() throws {
+        let scratch = try TemporaryDirectory.make(prefix: "understudy-inbox-test")
+        defer { scratch.remove() }
+        let path = scratch.path + "/inbox.sqlite"
+        let inbox = Inbox(store: try MessageStore(location: .file(path)), clock: { 1_796_230_014_000 })
+        for i in 0..<20 {
+            inbox.accept(raw: mail(subject: "m\(i)", body: "code \(300000 + i)"), envelopeFrom: "a@x",
+                         envelopeTo: ["close@example.com"]) { _ in }
+        }
+        inbox.close()
+        let reopened = try MessageStore(location: .file(path))
+        defer { reopened.close() }
+        #expect(try reopened.count() == 20)
+        // Nothing was left in the log for the next open to index.
+        #expect(try reopened.pool.read { db in try db.fetchScalar(Int64.self, "SELECT indexed_through FROM log_state") }
+                == reopened.log.tail)
+    }
+
     /// Blocks until every message appended so far is indexed.
     static func afterPendingCommits(_ inbox: Inbox) {
         let done = DispatchSemaphore(value: 0)

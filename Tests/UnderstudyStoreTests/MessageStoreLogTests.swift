@@ -44,12 +44,7 @@ import Testing
         #expect(try store.count() == 4)
 
         let crashed = scratch.path + "/crashed.sqlite"
-        try copyFile(path, to: crashed)
-        try copyFile(path + "-wal", to: crashed + "-wal")
-        #expect(mkdir(crashed + "-messages", 0o700) == 0)
-        for segment in try MessageLog.listSegments(path + "-messages") {
-            try copyFile(MessageLog.path(path + "-messages", segment), to: MessageLog.path(crashed + "-messages", segment))
-        }
+        try copyStoreAsKilled(path, to: crashed)
         let recovered = try MessageStore(location: .file(crashed), recover: { record in
             var message = MessageStore.rawOnly(record)
             message.subject = "recovered from \(record.envelopeTo.joined())"

@@ -355,8 +355,7 @@ import Testing
         #expect(fileSize(path + "-wal") > 0)  // the rows are in the WAL, not yet in the main file
 
         let crashed = scratch.path + "/crashed.sqlite"
-        try copyFile(path, to: crashed)
-        try copyFile(path + "-wal", to: crashed + "-wal")
+        try copyStoreAsKilled(path, to: crashed)
         let recovered = try MessageStore(location: .file(crashed))
         defer { recovered.close() }
         #expect(try recovered.count() == 20)

@@ -46,6 +46,16 @@ func copyFile(_ source: String, to destination: String) throws {
     }
 }
 
+/// Copies a store as a killed process leaves it on disk: the database, its WAL and the message log.
+func copyStoreAsKilled(_ path: String, to destination: String) throws {
+    try copyFile(path, to: destination)
+    try copyFile(path + "-wal", to: destination + "-wal")
+    guard mkdir(destination + "-messages", 0o700) == 0 else { throw DatabaseError.decoding("cannot create \(destination)-messages") }
+    for segment in try MessageLog.listSegments(path + "-messages") {
+        try copyFile(MessageLog.path(path + "-messages", segment), to: MessageLog.path(destination + "-messages", segment))
+    }
+}
+
 func monotonicMilliseconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
