@@ -65,24 +65,21 @@ final class MessageLog: Sendable {
     /// over (large folios, ext4 on Linux 6.x); writing inside space already allocated does not.
     static let allocationStep: Int64 = 4 << 20
 
-    /// Opens (creating it if needed) the log in `directory`, and returns the records from
-    /// `position` on, which the index has not seen. A record cut short or damaged (the process
-    /// died while writing it, before anyone was told it was stored) ends its segment: the segment
-    /// is truncated there.
-    static func open(directory: String, segmentBytes: Int = defaultSegmentBytes,
-                     from position: Int64) throws -> (MessageLog, [MessageLogRecord]) {
+    /// Opens (creating it if needed) the log in `directory`, ready to append after the records
+    /// from `position` on (which the index has not seen: `forEachRecord` reads them). A record cut
+    /// short or damaged (the process died while writing it, before anyone was told it was stored)
+    /// ends its segment: the segment is truncated there.
+    static func open(directory: String, segmentBytes: Int = defaultSegmentBytes, from position: Int64) throws -> MessageLog {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw DatabaseError.invalidPath(directory, reason: "cannot create the message log directory (\(errnoText()))")
         }
         let segments = try listSegments(directory)
-        var pending: [MessageLogRecord] = []
         let fromSegment = Position.segment(position)
         // Appending resumes at the end of the valid records of the last segment.
         var last = (segment: max(fromSegment, 1), end: Int64(-1))
         for segment in segments where segment >= fromSegment {
             let start = segment == fromSegment ? Position.offset(position) : 0
-            let (records, validEnd, size) = try scan(path: path(directory, segment), segment: segment, from: start)
-            pending += records
+            let (validEnd, size) = try scan(path: path(directory, segment), segment: segment, from: start) { _ in }
             // Past the records: a damaged one, or the zeros of space allocated ahead.
             if validEnd < size {
                 let fd = Glibc.open(path(directory, segment), O_WRONLY | O_CLOEXEC)
@@ -104,9 +101,31 @@ final class MessageLog: Sendable {
             throw DatabaseError.invalidPath(file, reason: "cannot open the message log (\(errnoText()))")
         }
         _ = ftruncate(fd, off_t(last.end))
-        let log = MessageLog(directory: directory, segmentBytes: segmentBytes,
-                             appender: Appender(fd: fd, segment: last.segment, tail: last.end, allocated: last.end))
-        return (log, pending)
+        return MessageLog(directory: directory, segmentBytes: segmentBytes,
+                          appender: Appender(fd: fd, segment: last.segment, tail: last.end, allocated: last.end))
+    }
+
+    /// Hands `body` the records from `position` on, in order, a run at a time (at most
+    /// `chunkRecords` records or about `chunkBytes` of them), so reading back a long log never
+    /// holds more than one run in memory.
+    func forEachRecord(from position: Int64, chunkRecords: Int = 256, chunkBytes: Int = 32 << 20,
+                       _ body: ([MessageLogRecord]) throws -> Void) throws {
+        let fromSegment = Position.segment(position)
+        var chunk: [MessageLogRecord] = []
+        var bytes = 0
+        for segment in try Self.listSegments(directory) where segment >= fromSegment {
+            let start = segment == fromSegment ? Position.offset(position) : 0
+            _ = try Self.scan(path: Self.path(directory, segment), segment: segment, from: start) { record in
+                chunk.append(record)
+                bytes += record.raw.count
+                if chunk.count >= chunkRecords || bytes >= chunkBytes {
+                    try body(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                    bytes = 0
+                }
+            }
+        }
+        if !chunk.isEmpty { try body(chunk) }
     }
 
     private init(directory: String, segmentBytes: Int, appender: Appender) {
@@ -308,19 +327,20 @@ final class MessageLog: Sendable {
     }
 
     /// The records of one segment from `offset` on, and where the valid ones end.
-    private static func scan(path: String, segment: Int64, from offset: Int64) throws
-        -> (records: [MessageLogRecord], validEnd: Int64, size: Int64) {
+    /// Reads one segment's records from `offset` on, passing each to `each`; returns where the
+    /// valid ones end and the file's size.
+    private static func scan(path: String, segment: Int64, from offset: Int64,
+                             each: (MessageLogRecord) throws -> Void) throws -> (validEnd: Int64, size: Int64) {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw DatabaseError.invalidPath(path, reason: "cannot read the message log (\(errnoText()))") }
         defer { Glibc.close(fd) }
         let size = Int64(lseek(fd, 0, SEEK_END))
-        var records: [MessageLogRecord] = []
         var at = offset
         while at < size, let record = readRecord(fd: fd, segment: segment, at: at) {
-            records.append(record)
+            try each(record)
             at = Position.offset(record.end)
         }
-        return (records, min(at, size), size)
+        return (min(at, size), size)
     }
 
     // MARK: Removing

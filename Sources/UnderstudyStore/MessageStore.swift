@@ -101,23 +101,24 @@ public final class MessageStore: Sendable {
                     firstLoggedSeq: try db.fetchScalar(Int64.self, "SELECT first_logged_seq FROM log_state") ?? 1),
                         try db.fetchScalar(String.self, "SELECT max(id) FROM messages"))
             }
-            let (log, pending) = try MessageLog.open(directory: pool.path + "-messages", segmentBytes: logSegmentBytes,
-                                                     from: state.logIndexedThrough)
+            let log = try MessageLog.open(directory: pool.path + "-messages", segmentBytes: logSegmentBytes,
+                                          from: state.logIndexedThrough)
             openedLog = log
             self.log = log
-            // Records past the index carry the newest ids.
-            appender = Mutex(MessageIDGenerator(after: [newestID, pending.last?.id].compactMap { $0 }.max()))
+            appender = Mutex(MessageIDGenerator(after: newestID))
             writerState = Mutex(state)
-            var start = 0
-            while start < pending.count {
-                let chunk = pending[start..<min(pending.count, start + 256)]
-                try index(chunk.map { record in
+            // Index what the log holds past the index, a run at a time; those records carry the
+            // newest ids, and new ids must follow them.
+            var newest = newestID
+            try log.forEachRecord(from: state.logIndexedThrough) { records in
+                try index(records.map { record in
                     var message = recover(record)
                     message.raw = record.raw
                     return (message, LoggedMessage(id: record.id, position: record.position, end: record.end))
                 })
-                start += chunk.count
+                newest = max(newest ?? "", records.last!.id)
             }
+            if newest != newestID { appender.withLock { $0 = MessageIDGenerator(after: newest) } }
         } catch {
             openedLog?.close()
             pool.close()

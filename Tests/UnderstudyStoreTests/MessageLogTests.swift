@@ -11,6 +11,15 @@ import Testing
                        raw: (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n) })
     }
 
+    /// Opens the log and reads back what lies past `position`, two records a run (so runs are exercised).
+    static func open(_ directory: String, segmentBytes: Int = MessageLog.defaultSegmentBytes,
+                     from position: Int64) throws -> (MessageLog, [MessageLogRecord]) {
+        let log = try MessageLog.open(directory: directory, segmentBytes: segmentBytes, from: position)
+        var records: [MessageLogRecord] = []
+        try log.forEachRecord(from: position, chunkRecords: 2) { records += $0 }
+        return (log, records)
+    }
+
     static func three(_ n: Int) -> String {
         let digits = String(n)
         return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
@@ -19,7 +28,7 @@ import Testing
     @Test func recordsReadBackByteForByte() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let (log, pending) = try MessageLog.open(directory: scratch.path + "/log", from: 0)
+        let (log, pending) = try Self.open(scratch.path + "/log", from: 0)
         defer { log.close() }
         #expect(pending.isEmpty)
         let first = try Self.append(log, 1)
@@ -41,11 +50,11 @@ import Testing
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.path + "/log"
-        var (log, _) = try MessageLog.open(directory: directory, from: 0)
+        var (log, _) = try Self.open(directory, from: 0)
         let ends = try (0..<5).map { try Self.append(log, $0).end }
         log.close()
         let pending: [MessageLogRecord]
-        (log, pending) = try MessageLog.open(directory: directory, from: ends[2])
+        (log, pending) = try Self.open(directory, from: ends[2])
         #expect(pending.map(\.id) == ["01M8X0STMX2P6MC8XJA492B003", "01M8X0STMX2P6MC8XJA492B004"])
         #expect(pending.last?.end == ends[4])
         let next = try Self.append(log, 5)
@@ -59,7 +68,7 @@ import Testing
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.path + "/log"
-        var (log, _) = try MessageLog.open(directory: directory, from: 0)
+        var (log, _) = try Self.open(directory, from: 0)
         let a = try Self.append(log, 1)
         let b = try Self.append(log, 2)
         log.close()
@@ -67,17 +76,17 @@ import Testing
         // A process killed mid-write leaves the start of a record.
         #expect(truncate(file, off_t(MessageLog.Position.offset(b.end) - 7)) == 0)
         var pending: [MessageLogRecord]
-        (log, pending) = try MessageLog.open(directory: directory, from: 0)
+        (log, pending) = try Self.open(directory, from: 0)
         #expect(pending.map(\.end) == [a.end])
         let c = try Self.append(log, 3)
         #expect(c.position == a.end)
         log.close()
         // A flipped byte fails the checksum.
-        let fd = open(file, O_WRONLY)
+        let fd = Glibc.open(file, O_WRONLY)
         var byte: UInt8 = 0xFF
         #expect(pwrite(fd, &byte, 1, off_t(MessageLog.Position.offset(c.position)) + 40) == 1)
         close(fd)
-        (log, pending) = try MessageLog.open(directory: directory, from: 0)
+        (log, pending) = try Self.open(directory, from: 0)
         defer { log.close() }
         #expect(pending.map(\.end) == [a.end])
     }
@@ -86,7 +95,7 @@ import Testing
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.path + "/log"
-        var (log, _) = try MessageLog.open(directory: directory, segmentBytes: 4096, from: 0)
+        var (log, _) = try Self.open(directory, segmentBytes: 4096, from: 0)
         let written = try (0..<10).map { try Self.append(log, $0, size: 1500) }
         let segments = try MessageLog.listSegments(directory)
         #expect(segments.count == 5)  // two records of ~1.6 KB fit in 4 KiB
@@ -101,7 +110,7 @@ import Testing
         #expect(try MessageLog.listSegments(directory) == [5])
         log.close()
         let pending: [MessageLogRecord]
-        (log, pending) = try MessageLog.open(directory: directory, segmentBytes: 4096, from: written[8].end)
+        (log, pending) = try Self.open(directory, segmentBytes: 4096, from: written[8].end)
         defer { log.close() }
         #expect(pending.map(\.end) == [written[9].end])
     }
@@ -114,12 +123,12 @@ import Testing
         defer { scratch.remove() }
         let directory = scratch.path + "/log"
         let held = MessageLog.Position.make(segment: 3, offset: 500)
-        var (log, pending) = try MessageLog.open(directory: directory, from: held)
+        var (log, pending) = try Self.open(directory, from: held)
         #expect(pending.isEmpty)
         let next = try Self.append(log, 1)
         #expect(next.position > held)
         log.close()
-        (log, pending) = try MessageLog.open(directory: directory, from: held)
+        (log, pending) = try Self.open(directory, from: held)
         defer { log.close() }
         #expect(pending.map(\.end) == [next.end])
     }
@@ -128,7 +137,7 @@ import Testing
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.path + "/log"
-        let (log, _) = try MessageLog.open(directory: directory, from: 0)
+        let (log, _) = try Self.open(directory, from: 0)
         _ = try Self.append(log, 1)
         log.close()
         #expect(throws: DatabaseError.self) { try Self.append(log, 2) }

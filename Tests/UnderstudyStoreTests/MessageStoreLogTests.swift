@@ -70,6 +70,25 @@ import Testing
         #expect(try again.count() == 8)
     }
 
+    @Test func aLongLogPastTheIndexIsIndexedInRunsOnOpening() throws {
+        // The database lost (deleted, or copied without its log's progress): everything in the
+        // log is indexed again, a run at a time, with retention applied as it goes.
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let path = scratch.path + "/lost.sqlite"
+        let store = try MessageStore(location: .file(path), maxMessages: 500)
+        let logged = try (0..<700).map { try store.append(sample($0)) }
+        store.close()
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        let reopened = try MessageStore(location: .file(path), maxMessages: 500)
+        defer { reopened.close() }
+        #expect(try reopened.count() <= 500)
+        #expect(try reopened.list(MessageFilter(limit: 1)).items.first?.id == logged[699].id)
+        #expect(try reopened.raw(id: logged[699].id) == sample(699).raw)
+        #expect(try reopened.insert(sample(700)) > logged[699].id)
+        try reopened.verifyIntegrity()
+    }
+
     @Test func segmentsGoOnceRetentionOrDeletionEmptiesThem() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
