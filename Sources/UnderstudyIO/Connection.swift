@@ -28,6 +28,14 @@ public final class Connection {
     /// A send did not complete at once since the queue was last empty.
     private var wasBlocked = false
     public private(set) var isOpen = true
+    /// Closed for its user, the descriptor still open: see `linger`.
+    private var lingerTimer: Scheduled?
+    private var lingerDiscarded = 0
+
+    /// How long a closed connection keeps reading and discarding what the peer still sends.
+    static let lingerTime: Duration = .seconds(2)
+    /// The most it discards before closing regardless.
+    static let lingerBytes = 1 << 20
 
     init(fd: Int32, loop: EventLoop, remote: sockaddr_storage, onClose: (() -> Void)?) {
         self.fd = fd
@@ -199,13 +207,67 @@ public final class Connection {
         // Closing after the peer's EOF: the peer ended the conversation.
         let reason = reason == .closedLocally && inputClosed ? .closedByPeer : reason
         isOpen = false
-        eventLoop.deregister(fd: fd, closing: true)
-        closeDescriptor(fd)
         outbound = []
-        onClose?()
+        if reason == .closedLocally && hasUnreadInput() {
+            linger()
+        } else {
+            eventLoop.deregister(fd: fd, closing: true)
+            closeDescriptor(fd)
+            onClose?()
+        }
         let handler = self.handler
         self.handler = nil   // break the connection <-> handler cycle
         handler?.connectionClosed(self, reason: reason)
+    }
+
+    /// Input the peer sent that was never read. Closing a socket over it makes the kernel reset
+    /// the connection, and a reset makes the peer drop what it had received but not yet read:
+    /// a reply written just before the close (an SMTP 221, an HTTP response) would be lost.
+    private func hasUnreadInput() -> Bool {
+        if inputClosed { return false }
+        if inputIgnored { return true }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
+    /// A lingering close (as nginx does): send FIN after what was written, then read and discard
+    /// until the peer closes too, `lingerTime` passes or `lingerBytes` arrive; then close. The
+    /// user sees the connection closed from the start.
+    private func linger() {
+        _ = shutdown(fd, Int32(SHUT_WR))
+        do throws(IOError) {
+            try eventLoop.reregister(fd: fd, events: EpollEvents.input | EpollEvents.readHangUp)
+        } catch {
+            finishLingering()
+            return
+        }
+        lingerTimer = eventLoop.scheduleConfined(after: Self.lingerTime) { [weak self] in self?.finishLingering() }
+    }
+
+    private var isLingering: Bool { lingerTimer != nil }
+
+    /// Reads and drops what arrives while lingering; closes at the peer's EOF or past the bound.
+    private func discardLingeringInput() {
+        let buffer = eventLoop.readBuffer
+        while true {
+            let result = try? systemCall("read", { Glibc.read(fd, buffer.baseAddress, buffer.count) })
+            switch result {
+            case .done(let n)? where n > 0:
+                lingerDiscarded += n
+                if lingerDiscarded >= Self.lingerBytes { finishLingering(); return }
+            case .wouldBlock?: return
+            default: finishLingering(); return  // EOF or an error
+            }
+        }
+    }
+
+    private func finishLingering() {
+        guard let timer = lingerTimer else { return }
+        lingerTimer = nil
+        timer.cancel()
+        eventLoop.deregister(fd: fd, closing: true)
+        closeDescriptor(fd)
+        onClose?()
     }
 
     // MARK: Timers
@@ -242,6 +304,10 @@ public final class Connection {
     }
 
     func ready(_ events: UInt32) {
+        if isLingering {
+            discardLingeringInput()
+            return
+        }
         if events & (EpollEvents.input | EpollEvents.readHangUp | EpollEvents.hangUp | EpollEvents.error) != 0 {
             readable()
         }
@@ -258,11 +324,13 @@ public final class Connection {
     }
 
     func quiesce() {
-        guard isOpen else { return }
+        guard isOpen else { return }  // a lingering connection closes by itself, soon
         if let handler { handler.connectionShouldQuiesce(self) } else { close() }
     }
 
-    func forceClose() { closeNow(reason: .shutdownDeadline) }
+    func forceClose() {
+        if isLingering { finishLingering() } else { closeNow(reason: .shutdownDeadline) }
+    }
 
     @inline(__always)
     private func assertOnLoop() {

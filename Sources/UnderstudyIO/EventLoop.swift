@@ -37,6 +37,8 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     // Confined to the loop thread.
     private var slots: [Slot?] = []
     private var registrationCount = 0
+    /// Descriptors registered now (loop thread only; for tests).
+    var registeredCount: Int { registrationCount }
     private var nextGeneration: UInt32 = 1
     private var timerHeap: [TimerEntry] = []
     private var timerTasks: [UInt64: () -> Void] = [:]

@@ -347,9 +347,43 @@ struct TCPServerTests {
             readInterest()
             return input.value == 0
         })
-        // Not all 8 MiB arrive: closing a socket with unread input makes the kernel reset it.
-        #expect((client.readToEnd()?.count ?? 0) > 0)
+        // All 8 MiB arrive: the close lingers over the unread input instead of resetting the
+        // connection (which would make this side drop what it had not read yet).
+        #expect(client.readToEnd()?.count == 8 << 20)
         client.close()
+    }
+
+    @Test func aLingeringCloseEndsWhenThePeerCloses() throws {
+        final class ReplyAndClose: ConnectionHandler {
+            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+                connection.write(Array("bye\n".utf8))
+                connection.close()  // the rest of what the client sent is still unread
+            }
+        }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in ReplyAndClose() }
+        let address = try server.start()
+        let registered = Box<Int?>(nil)
+        func readRegistered() {
+            registered.update { $0 = nil }
+            group.loops[0].execute { registered.update { $0 = group.loops[0].registeredCount } }
+            _ = waitUntil { registered.value != nil }
+        }
+        readRegistered()
+        let baseline = try #require(registered.value)
+        // The reply arrives whole, then EOF (not a reset), while the client keeps sending.
+        let client = try TestClient(address)
+        client.send("QUIT\r\n" + String(repeating: "pipelined after the end\r\n", count: 4000))
+        #expect(client.readToEnd() == Array("bye\n".utf8))
+        client.send("more")  // still accepted and discarded: the server reads until we close
+        readRegistered()
+        #expect(registered.value == baseline + 1)  // lingering: the descriptor is still open
+        client.close()
+        #expect(waitUntil {
+            readRegistered()
+            return registered.value == baseline
+        })
     }
 
     @Test func gracefulShutdownStopsAcceptingAndClosesConnections() throws {
