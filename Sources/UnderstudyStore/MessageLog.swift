@@ -50,6 +50,8 @@ final class MessageLog: Sendable {
 
     let directory: String
     let segmentBytes: Int
+    /// Holds an exclusive flock on `<directory>/lock` while open.
+    private let lockFD: Int32
     private let state: Mutex<Appender>
 
     private struct Appender {
@@ -73,6 +75,26 @@ final class MessageLog: Sendable {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw DatabaseError.invalidPath(directory, reason: "cannot create the message log directory (\(errnoText()))")
         }
+        // One process appends to a log: two would write over each other's records.
+        let lockFD = Glibc.open(directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lockFD >= 0 else {
+            throw DatabaseError.invalidPath(directory, reason: "cannot create the message log's lock file (\(errnoText()))")
+        }
+        guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let reason = busy ? "another process is using this store; stop it first" : "cannot lock the message log (\(errnoText()))"
+            Glibc.close(lockFD)
+            throw DatabaseError.invalidPath(directory, reason: reason)
+        }
+        do {
+            return try open(directory: directory, segmentBytes: segmentBytes, from: position, lockFD: lockFD)
+        } catch {
+            Glibc.close(lockFD)
+            throw error
+        }
+    }
+
+    private static func open(directory: String, segmentBytes: Int, from position: Int64, lockFD: Int32) throws -> MessageLog {
         let segments = try listSegments(directory)
         let fromSegment = Position.segment(position)
         // Appending resumes at the end of the valid records of the last segment.
@@ -101,7 +123,7 @@ final class MessageLog: Sendable {
             throw DatabaseError.invalidPath(file, reason: "cannot open the message log (\(errnoText()))")
         }
         _ = ftruncate(fd, off_t(last.end))
-        return MessageLog(directory: directory, segmentBytes: segmentBytes,
+        return MessageLog(directory: directory, segmentBytes: segmentBytes, lockFD: lockFD,
                           appender: Appender(fd: fd, segment: last.segment, tail: last.end, allocated: last.end))
     }
 
@@ -128,8 +150,9 @@ final class MessageLog: Sendable {
         if !chunk.isEmpty { try body(chunk) }
     }
 
-    private init(directory: String, segmentBytes: Int, appender: Appender) {
+    private init(directory: String, segmentBytes: Int, lockFD: Int32, appender: Appender) {
         self.directory = directory
+        self.lockFD = lockFD
         self.segmentBytes = max(4096, segmentBytes)
         state = Mutex(appender)
     }
@@ -360,11 +383,11 @@ final class MessageLog: Sendable {
 
     func close() {
         state.withLock { s in
-            if s.fd >= 0 {
-                _ = ftruncate(s.fd, off_t(s.tail))
-                Glibc.close(s.fd)
-            }
+            guard s.fd >= 0 else { return }
+            _ = ftruncate(s.fd, off_t(s.tail))
+            Glibc.close(s.fd)
             s.fd = -1
+            Glibc.close(lockFD)  // releases the lock
         }
     }
 }

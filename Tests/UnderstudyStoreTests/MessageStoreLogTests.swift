@@ -114,6 +114,19 @@ import Testing
         #expect(try store.raw(id: after) == sample(300).raw)
     }
 
+    @Test func aStoreInUseByAnotherProcessIsRefused() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let path = scratch.path + "/shared.sqlite"
+        let first = try MessageStore(location: .file(path))
+        // Another open file description of the lock stands in for another process.
+        let error = #expect(throws: DatabaseError.self) { try MessageStore(location: .file(path)) }
+        #expect(error?.message.contains("another process is using this store") == true)
+        first.close()
+        let again = try MessageStore(location: .file(path))  // released on close
+        again.close()
+    }
+
     @Test func aTemporaryStoreRemovesItsLogWithIt() throws {
         let store = try makeStore()
         let directory = store.path + "-messages"
