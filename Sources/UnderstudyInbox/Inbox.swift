@@ -153,12 +153,26 @@ public final class Inbox: Sendable {
     /// Runs `body` once every message appended before this call is indexed, so what it reads
     /// includes every message already answered for; returns false (and does not run it) when
     /// nothing is pending, so the caller runs it in place. `body` then runs on a global queue.
-    public func afterPendingCommits(_ body: @escaping @Sendable () -> Void) -> Bool {
-        pending.withLock { state in
+    /// With `timeout`, it runs after that long regardless: a writer that cannot commit (a full
+    /// disk) must not hang every reader.
+    public func afterPendingCommits(timeout: Duration? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let once = Once()
+        let run: @Sendable () -> Void = { if once.claim() { body() } }
+        let waiting = pending.withLock { state in
             guard state.indexed < state.appended else { return false }
-            state.barriers.append((state.appended, body))
+            state.barriers.append((state.appended, run))
             return true
         }
+        if waiting, let timeout {
+            timers.asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) { DispatchQueue.global().async(execute: run) }
+        }
+        return waiting
+    }
+
+    /// The first `claim()` wins.
+    private final class Once: Sendable {
+        private let claimed = Atomic<Bool>(false)
+        func claim() -> Bool { !claimed.exchange(true, ordering: .acquiringAndReleasing) }
     }
 
     /// Indexes what is pending (waiting at most `timeout`), then closes the store. Whatever is

@@ -43,7 +43,11 @@ public struct InboxRoutes: Sendable {
         router.add(.get, "/api/events") { [self] _, _ in events() }
     }
 
-    /// `reply` now when every message answered for is indexed (the usual case), else once it is.
+    /// How long a request waits for the index before answering with what is indexed.
+    static let indexWait: Duration = .seconds(10)
+
+    /// `reply` now when every message answered for is indexed (the usual case), else once it is
+    /// (or after `indexWait`, if the index cannot catch up).
     func consistent(_ reply: @escaping @Sendable () -> HTTPReply) -> HTTPReply {
         guard inbox.hasPendingCommits else { return reply() }
         return .deferred { [inbox] promise in
@@ -55,7 +59,7 @@ public struct InboxRoutes: Sendable {
                 }
             }
             // Indexed in the meantime: answer here.
-            if !inbox.afterPendingCommits(answer) { answer() }
+            if !inbox.afterPendingCommits(timeout: Self.indexWait, answer) { answer() }
         }
     }
 
