@@ -2,7 +2,8 @@ import UnderstudyInbox
 import UnderstudySMTP
 import UnderstudySMTPServer
 
-/// Hands messages from the SMTP sessions to the inbox; the session's 250 waits for the commit.
+/// Hands messages from the SMTP sessions to the inbox; the session's 250 waits until the message
+/// is in the store's log (and, past the inbox's backlog bound, indexed).
 struct InboxDelivery: SMTPDeliveryHandler {
     let inbox: Inbox
 

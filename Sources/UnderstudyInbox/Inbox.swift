@@ -3,7 +3,7 @@ import Synchronization
 import UnderstudyJSON
 import UnderstudyStore
 
-/// A message just committed, as waiters and event subscribers see it.
+/// A message just indexed, as waiters and event subscribers see it.
 public struct DeliveredMessage: Sendable {
     public var id: String
     public var message: NewMessage

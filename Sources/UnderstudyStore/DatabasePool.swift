@@ -21,7 +21,7 @@ public final class DatabasePool: Sendable {
     private let writer: Mutex<Confined>
     private let reader: Mutex<Confined>
     /// A third connection that checkpoints the WAL in the background, so the fsync of a checkpoint
-    /// never lands inside a writer's commit (and so never in the latency of an SMTP 250).
+    /// never lands inside a writer's commit.
     private let checkpointer: Mutex<Confined>
     private let checkpointTimer: DispatchSourceTimer
     /// How often the WAL is checkpointed.

@@ -205,8 +205,8 @@ public final class MessageStore: Sendable {
     }
 
     /// Messages stored but not yet searchable. Inserting leaves the search index to this call, so a
-    /// message's commit (and the SMTP 250 waiting on it) never pays for full-text indexing; indexing
-    /// many messages in one transaction is also much cheaper per message. `list` with a query
+    /// message's commit never pays for full-text indexing; indexing many messages in one
+    /// transaction is also much cheaper per message. `list` with a query
     /// indexes whatever is pending first, so searches always see every stored message.
     public var unindexedCount: Int { writerState.withLock { $0.unindexed } }
 
