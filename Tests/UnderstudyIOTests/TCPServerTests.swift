@@ -353,23 +353,29 @@ struct TCPServerTests {
         client.close()
     }
 
-    @Test func aLingeringCloseEndsWhenThePeerCloses() throws {
-        final class ReplyAndClose: ConnectionHandler {
-            func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
-                connection.write(Array("bye\n".utf8))
-                connection.close()  // the rest of what the client sent is still unread
-            }
+    /// Answers the first bytes it gets, then closes with the rest of the input unread.
+    final class ReplyAndClose: ConnectionHandler {
+        func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+            connection.write(Array("bye\n".utf8))
+            connection.close()
         }
+    }
+
+    /// Descriptors registered on the group's first loop, read on that loop.
+    static func registeredCount(_ group: EventLoopGroup) -> Int? {
+        let registered = Box<Int?>(nil)
+        group.loops[0].execute { registered.update { $0 = group.loops[0].registeredCount } }
+        _ = waitUntil { registered.value != nil }
+        return registered.value
+    }
+
+    @Test func aLingeringCloseEndsWhenThePeerCloses() throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdownGracefully() }
-        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in ReplyAndClose() }
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in Self.ReplyAndClose() }
         let address = try server.start()
         let registered = Box<Int?>(nil)
-        func readRegistered() {
-            registered.update { $0 = nil }
-            group.loops[0].execute { registered.update { $0 = group.loops[0].registeredCount } }
-            _ = waitUntil { registered.value != nil }
-        }
+        func readRegistered() { registered.update { $0 = Self.registeredCount(group) } }
         readRegistered()
         let baseline = try #require(registered.value)
         // The reply arrives whole, then EOF (not a reset), while the client keeps sending.
@@ -384,6 +390,24 @@ struct TCPServerTests {
             readRegistered()
             return registered.value == baseline
         })
+    }
+
+    @Test func aLingeringCloseStopsAfterDiscardingItsBound() throws {
+        // A peer that never stops sending does not keep the descriptor: past `lingerBytes`
+        // discarded, the connection closes while the peer is still connected.
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let server = TCPServer(configuration: .init(port: 0), group: group) { _ in Self.ReplyAndClose() }
+        let address = try server.start()
+        let baseline = try #require(Self.registeredCount(group))
+        let client = try TestClient(address)
+        // More than one read takes, so input is left unread when the handler closes; then more
+        // than the bound. The send returns once the server stops reading and resets.
+        let start = ContinuousClock.now
+        client.send([UInt8](repeating: 0x78, count: Connection.lingerBytes * 3))
+        #expect(waitUntil { Self.registeredCount(group) == baseline })
+        #expect(ContinuousClock.now - start < Connection.lingerTime)  // the bytes ended it, not the time
+        client.close()
     }
 
     @Test func gracefulShutdownStopsAcceptingAndClosesConnections() throws {
