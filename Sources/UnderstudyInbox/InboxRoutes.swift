@@ -16,30 +16,29 @@ public struct InboxRoutes: Sendable {
     /// Every route but the event stream answers only once the messages already answered 250 are
     /// indexed (`consistent`), so a test that sends mail and then asks always finds it.
     public func register(on router: inout Router) {
-        router.add(.get, "/api/messages") { [self] request, _ in consistent { respond { try list(request) } } }
-        router.add(.delete, "/api/messages") { [self] _, _ in
-            consistent { respond { .json(["deleted": JSONValue(try inbox.deleteAll())]) } }
+        func indexed(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
+            router.add(method, pattern) { [self] request, parameters in consistent { handler(request, parameters) } }
         }
-        router.add(.get, "/api/messages/:id") { [self] _, p in consistent { respond { try detail(p["id"] ?? "") } } }
-        router.add(.delete, "/api/messages/:id") { [self] _, p in
-            consistent { respond {
+        indexed(.get, "/api/messages") { [self] request, _ in respond { try list(request) } }
+        indexed(.delete, "/api/messages") { [self] _, _ in respond { .json(["deleted": JSONValue(try inbox.deleteAll())]) } }
+        indexed(.get, "/api/messages/:id") { [self] _, p in respond { try detail(p["id"] ?? "") } }
+        indexed(.delete, "/api/messages/:id") { [self] _, p in
+            respond {
                 let id = p["id"] ?? ""
                 guard try inbox.delete(id: id) else { throw Self.notFound(id) }
                 return HTTPResponse(status: .noContent)
-            } }
+            }
         }
-        router.add(.get, "/api/messages/:id/raw") { [self] _, p in
-            consistent { respond {
+        indexed(.get, "/api/messages/:id/raw") { [self] _, p in
+            respond {
                 let id = p["id"] ?? ""
                 guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
                 return HTTPResponse(status: .ok, headers: ["Content-Type": "message/rfc822"], body: raw)
-            } }
+            }
         }
-        router.add(.get, "/api/messages/:id/parts/:n") { [self] _, p in
-            consistent { respond { try part(p["id"] ?? "", p["n"] ?? "") } }
-        }
-        router.add(.get, "/api/otp") { [self] request, _ in consistent { otp(request) } }
-        router.add(.get, "/api/links") { [self] request, _ in consistent { link(request) } }
+        indexed(.get, "/api/messages/:id/parts/:n") { [self] _, p in respond { try part(p["id"] ?? "", p["n"] ?? "") } }
+        indexed(.get, "/api/otp") { [self] request, _ in otp(request) }
+        indexed(.get, "/api/links") { [self] request, _ in link(request) }
         router.add(.get, "/api/events") { [self] _, _ in events() }
     }
 
