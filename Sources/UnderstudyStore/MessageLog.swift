@@ -27,7 +27,7 @@ public struct MessageLogRecord: Sendable, Equatable {
 /// A message is stored once its record is appended: the write reaches the kernel before the
 /// SMTP 250, so it survives SIGKILL, like a committed WAL frame (nothing here or in SQLite
 /// calls fsync per message; only an OS crash can lose the last writes). Records not yet indexed
-/// when the process stopped are handed back by `open`, and indexed again.
+/// when the process stopped are read back with `forEachRecord`, and indexed again.
 ///
 /// Layout: files `<16 hex digits>.log` in one directory, numbered from 1; a new segment starts
 /// once the current one reaches `segmentBytes`. A record is a 16-byte head (magic, body length,
@@ -69,8 +69,9 @@ final class MessageLog: Sendable {
 
     /// Opens (creating it if needed) the log in `directory`, ready to append after the records
     /// from `position` on (which the index has not seen: `forEachRecord` reads them). A record cut
-    /// short or damaged (the process died while writing it, before anyone was told it was stored)
-    /// ends its segment: the segment is truncated there.
+    /// short (the process died while writing it, before anyone was told it was stored) can only
+    /// end the newest segment, the one appended to: it is truncated there. In an older segment a
+    /// damaged record ends what `forEachRecord` reads of it.
     static func open(directory: String, segmentBytes: Int = defaultSegmentBytes, from position: Int64) throws -> MessageLog {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw DatabaseError.invalidPath(directory, reason: "cannot create the message log directory (\(errnoText()))")
@@ -97,20 +98,20 @@ final class MessageLog: Sendable {
     private static func open(directory: String, segmentBytes: Int, from position: Int64, lockFD: Int32) throws -> MessageLog {
         let segments = try listSegments(directory)
         let fromSegment = Position.segment(position)
-        // Appending resumes at the end of the valid records of the last segment.
+        // Appending resumes at the end of the valid records of the newest segment.
         var last = (segment: max(fromSegment, 1), end: Int64(-1))
-        for segment in segments where segment >= fromSegment {
-            let start = segment == fromSegment ? Position.offset(position) : 0
-            let (validEnd, size) = try scan(path: path(directory, segment), segment: segment, from: start) { _ in }
-            // Past the records: a damaged one, or the zeros of space allocated ahead.
+        if let newest = segments.last, newest >= fromSegment {
+            let start = newest == fromSegment ? Position.offset(position) : 0
+            let (validEnd, size) = try scan(path: path(directory, newest), segment: newest, from: start) { _ in }
+            // Past the records: a torn one, or the zeros of space allocated ahead.
             if validEnd < size {
-                let fd = Glibc.open(path(directory, segment), O_WRONLY | O_CLOEXEC)
+                let fd = Glibc.open(path(directory, newest), O_WRONLY | O_CLOEXEC)
                 if fd >= 0 {
                     _ = ftruncate(fd, off_t(validEnd))
                     Glibc.close(fd)
                 }
             }
-            last = (segment, size < start ? -1 : validEnd)
+            last = (newest, size < start ? -1 : validEnd)
         }
         // A segment shorter than where the index says it got (or missing) is not appended to:
         // records written there would sit before the index's position and be skipped on reopening.
@@ -349,7 +350,6 @@ final class MessageLog: Sendable {
         }
     }
 
-    /// The records of one segment from `offset` on, and where the valid ones end.
     /// Reads one segment's records from `offset` on, passing each to `each`; returns where the
     /// valid ones end and the file's size.
     private static func scan(path: String, segment: Int64, from offset: Int64,

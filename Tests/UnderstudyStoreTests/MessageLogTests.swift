@@ -115,6 +115,26 @@ import Testing
         #expect(pending.map(\.end) == [written[9].end])
     }
 
+    @Test func aDamagedRecordInAnOlderSegmentEndsOnlyThatSegment() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let directory = scratch.path + "/log"
+        var (log, _) = try Self.open(directory, segmentBytes: 4096, from: 0)
+        let written = try (0..<6).map { try Self.append(log, $0, size: 1500) }  // two a segment
+        log.close()
+        // Flip a byte inside the second record of segment 1 (say, a bad sector).
+        let fd = Glibc.open(MessageLog.path(directory, 1), O_WRONLY)
+        var byte: UInt8 = 0xFF
+        #expect(pwrite(fd, &byte, 1, off_t(MessageLog.Position.offset(written[1].position)) + 100) == 1)
+        Glibc.close(fd)
+        let pending: [MessageLogRecord]
+        (log, pending) = try Self.open(directory, segmentBytes: 4096, from: 0)
+        defer { log.close() }
+        #expect(pending.map(\.end) == [written[0].end] + written[2...].map(\.end))
+        // Appending resumes after the newest segment's records.
+        #expect(try Self.append(log, 7).position == written[5].end)
+    }
+
     @Test func aLogBehindTheIndexIsNotAppendedToBeforeThePositionTheIndexHolds() throws {
         // The database says it indexed through segment 3, but the log directory was emptied (or
         // copied without its newest segment): new records must land past that position, or they
