@@ -148,8 +148,8 @@ public final class MessageStore: Sendable {
     /// messages are pruned at once.
     @discardableResult
     public func insert(batch messages: [NewMessage]) throws -> [String] {
-        for message in messages { try message.validate() }
-        let logged = try messages.map { try append($0) }
+        for message in messages { try message.validate() }  // all or none appended
+        let logged = try messages.map { try appendValidated($0) }
         try index(Array(zip(messages, logged)))
         return logged.map(\.id)
     }
@@ -160,7 +160,11 @@ public final class MessageStore: Sendable {
     /// them (hold a lock across both the call and queueing the result).
     public func append(_ message: NewMessage) throws -> LoggedMessage {
         try message.validate()
-        return try appender.withLock { generator in
+        return try appendValidated(message)
+    }
+
+    private func appendValidated(_ message: NewMessage) throws -> LoggedMessage {
+        try appender.withLock { generator in
             var next = generator
             let id = next.next(nowMilliseconds: message.receivedAt)
             let (position, end) = try log.append(id: id, receivedAt: message.receivedAt, envelopeFrom: message.envelopeFrom,
