@@ -51,7 +51,8 @@ public final class Inbox: Sendable {
     public static let defaultAckBacklog = 1024
     let ackBacklog: Int
     /// The same bound in raw bytes.
-    static let ackBacklogBytes = 64 << 20
+    public static let defaultAckBacklogBytes = 64 << 20
+    let ackBacklogBytes: Int
 
     struct PendingItem {
         var message: NewMessage
@@ -101,10 +102,12 @@ public final class Inbox: Sendable {
     }
 
     /// `clock` gives milliseconds since the epoch.
-    public init(store: MessageStore, clock: @escaping @Sendable () -> Int64, ackBacklog: Int = Inbox.defaultAckBacklog) {
+    public init(store: MessageStore, clock: @escaping @Sendable () -> Int64, ackBacklog: Int = Inbox.defaultAckBacklog,
+                ackBacklogBytes: Int = Inbox.defaultAckBacklogBytes) {
         self.store = store
         self.clock = clock
         self.ackBacklog = max(0, ackBacklog)
+        self.ackBacklogBytes = max(0, ackBacklogBytes)
     }
 
     // MARK: Ingest
@@ -120,7 +123,7 @@ public final class Inbox: Sendable {
             let logged: MessageStore.LoggedMessage
             do { logged = try store.append(message) } catch { return .failure(error) }
             let answerNow = !waitForIndex && state.appended - state.indexed < UInt64(ackBacklog)
-                && state.pendingBytes + message.raw.count <= Self.ackBacklogBytes
+                && state.pendingBytes + message.raw.count <= ackBacklogBytes
             state.items.append(PendingItem(message: message, logged: logged, links: links,
                                            completion: answerNow ? nil : completion))
             state.pendingBytes += message.raw.count

@@ -109,8 +109,15 @@ import Glibc
         #expect(try inbox.store.count() == 500)
     }
 
-    @Test func answersOnceAppendedUntilTheBacklogIsFullThenOnceIndexed() throws {
-        let inbox = Inbox(store: try MessageStore(location: .temporary), clock: { 1_796_230_014_000 }, ackBacklog: 2)
+    /// The backlog bound, by count and by bytes, each set to two messages.
+    enum BacklogBound: CaseIterable { case messages, bytes }
+
+    @Test(arguments: BacklogBound.allCases)
+    func answersOnceAppendedUntilTheBacklogIsFullThenOnceIndexed(_ bound: BacklogBound) throws {
+        let raws = (0..<4).map { mail(subject: "m\($0)", body: "code \(100000 + $0)") }
+        let inbox = Inbox(store: try MessageStore(location: .temporary), clock: { 1_796_230_014_000 },
+                          ackBacklog: bound == .messages ? 2 : Inbox.defaultAckBacklog,
+                          ackBacklogBytes: bound == .bytes ? raws[0].count + raws[1].count : Inbox.defaultAckBacklogBytes)
         defer { inbox.store.close() }
         // Hold the index's writer connection, as a long transaction would.
         let holding = DispatchSemaphore(value: 0)
@@ -123,7 +130,7 @@ import Glibc
         holding.wait()
         let answered = Mutex<[Int]>([])
         for i in 0..<4 {
-            inbox.accept(raw: mail(subject: "m\(i)", body: "code \(100000 + i)"), envelopeFrom: "a@x", envelopeTo: ["lag@example.com"]) { r in
+            inbox.accept(raw: raws[i], envelopeFrom: "a@x", envelopeTo: ["lag@example.com"]) { r in
                 if case .success = r { answered.withLock { $0.append(i) } }
             }
         }
