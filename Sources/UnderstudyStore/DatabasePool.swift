@@ -23,7 +23,8 @@ public final class DatabasePool: Sendable {
     /// A third connection that checkpoints the WAL in the background, so the fsync of a checkpoint
     /// never lands inside a writer's commit.
     private let checkpointer: Mutex<Confined>
-    private let checkpointTimer: DispatchSourceTimer
+    /// Nil when the caller drives `checkpoint()` itself (tests that need a deterministic order).
+    private let checkpointTimer: DispatchSourceTimer?
     /// How often the WAL is checkpointed.
     static let checkpointInterval: DispatchTimeInterval = .milliseconds(250)
     private let temporaryDirectory: TemporaryDirectory?
@@ -35,7 +36,7 @@ public final class DatabasePool: Sendable {
     }
 
     init(location: Location, migrator: DatabaseMigrator, cacheKiB: Int = 8192, walRewindFrames: Int = 4096,
-         prepare: (Database) throws -> Void) throws {
+         checkpointsInBackground: Bool = true, prepare: (Database) throws -> Void) throws {
         self.walRewindFrames = walRewindFrames
         var temporaryDirectory: TemporaryDirectory?
         switch location {
@@ -91,10 +92,15 @@ public final class DatabasePool: Sendable {
             throw error
         }
         self.temporaryDirectory = temporaryDirectory
-        checkpointTimer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "understudy.store.checkpoint"))
-        checkpointTimer.schedule(deadline: .now() + Self.checkpointInterval, repeating: Self.checkpointInterval)
-        checkpointTimer.setEventHandler { [weak self] in self?.checkpoint() }
-        checkpointTimer.resume()
+        guard checkpointsInBackground else {
+            checkpointTimer = nil
+            return
+        }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "understudy.store.checkpoint"))
+        checkpointTimer = timer
+        timer.schedule(deadline: .now() + Self.checkpointInterval, repeating: Self.checkpointInterval)
+        timer.setEventHandler { [weak self] in self?.checkpoint() }
+        timer.resume()
     }
 
     /// Log size (in frames, 4 KiB each) from which a checkpoint also rewinds the log: 16 MiB.
@@ -169,7 +175,7 @@ public final class DatabasePool: Sendable {
     /// Closes both connections (the last one checkpoints the WAL into the main file) and, for a
     /// temporary store, deletes its directory. Later calls throw `DatabaseError.closed`.
     public func close() {
-        checkpointTimer.cancel()
+        checkpointTimer?.cancel()
         checkpointer.withLock { slot in
             slot.database?.close()
             slot.database = nil
