@@ -28,7 +28,7 @@ public final class EventLoopGroup: Sendable {
         self.loops = loops
         var ids: [pthread_t] = []
         for loop in loops {
-            ids.append(EventLoopGroup.spawn {
+            ids.append(spawnThread {
                 TerminationSignal.blockInCurrentThread()
                 _ = CShims_set_thread_name("understudy-io-\(loop.index)")
                 loop.run()
@@ -62,21 +62,4 @@ public final class EventLoopGroup: Sendable {
     }
 
     private final class StartFlag: Sendable { let value = Atomic<Bool>(false) }
-
-    private final class ThreadBody {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
-    private static func spawn(_ body: @escaping @Sendable () -> Void) -> pthread_t {
-        var id = pthread_t()
-        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-        let rc = pthread_create(&id, nil, { raw in
-            let box = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, context)
-        precondition(rc == 0, "pthread_create failed with \(rc)")
-        return id
-    }
 }
