@@ -20,7 +20,7 @@ final class HTTPConnectionHandler: ConnectionHandler {
     private let configuration: HTTPServerConfiguration
     private let responder: any HTTPResponder
     private var parser: HTTPRequestParser
-    private var connection: Connection?
+    private var connection: (any Transport)?
     private var slots: [Slot] = []
     /// The last reply is queued (Connection: close, or a parse error): read no more requests.
     private var closing = false
@@ -40,35 +40,35 @@ final class HTTPConnectionHandler: ConnectionHandler {
 
     // MARK: ConnectionHandler
 
-    func connectionActive(_ connection: Connection) {
+    func connectionActive(_ connection: any Transport) {
         self.connection = connection
         setTimeout(.request)   // the first request must arrive within the header-read timeout
     }
 
-    func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+    func connection(_ connection: any Transport, received bytes: UnsafeRawBufferPointer) {
         parser.feed(bytes)
         processRequests()
     }
 
-    func connectionDidDrainWrites(_ connection: Connection) {
+    func connectionDidDrainWrites(_ connection: any Transport) {
         resumeIfPossible()
     }
 
     /// EOF from the client. A half-close cannot be told from a client that went away, so like nginx
     /// the server treats it as the client leaving: what is written goes out, deferred replies are
     /// cancelled and streams closed.
-    func connectionInputClosed(_ connection: Connection) {
+    func connectionInputClosed(_ connection: any Transport) {
         inputClosed = true
         connection.close()
     }
 
-    func connectionShouldQuiesce(_ connection: Connection) {
+    func connectionShouldQuiesce(_ connection: any Transport) {
         quiescing = true
         if slots.isEmpty && !parser.hasPartialRequest { connection.close() }
         // else: the request in progress is answered with `Connection: close`.
     }
 
-    func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {
+    func connectionClosed(_ connection: any Transport, reason: ConnectionCloseReason) {
         self.connection = nil
         let abandoned = slots
         slots = []
@@ -231,7 +231,7 @@ final class HTTPConnectionHandler: ConnectionHandler {
         if deadline < timerFireAt { armTimer(connection, at: deadline) }
     }
 
-    private func armTimer(_ connection: Connection, at when: UInt64) {
+    private func armTimer(_ connection: any Transport, at when: UInt64) {
         timerFireAt = when
         let now = Self.now()
         let delay = when > now ? Duration.nanoseconds(Int64(clamping: when - now)) : .zero

@@ -2,9 +2,10 @@
 import Glibc
 #endif
 
-/// A TCP connection, confined to its event loop: every method must be called on `eventLoop`'s thread
-/// (from a `ConnectionHandler` callback, a connection timer, or `eventLoop.execute`).
-public final class Connection {
+/// A TCP connection, the `Transport` at the bottom of every stack, confined to its event loop:
+/// every method must be called on `eventLoop`'s thread (from a `ConnectionHandler` callback, a
+/// connection timer, or `eventLoop.execute`).
+public final class Connection: Transport {
     public let eventLoop: EventLoop
     /// What accept returned, decoded only when asked for (nothing on the hot path reads it).
     private let remoteStorage: sockaddr_storage
@@ -33,12 +34,15 @@ public final class Connection {
     private var lingerDiscarded = 0
 
     /// How long a closed connection keeps reading and discarding what the peer still sends.
-    static let lingerTime: Duration = .seconds(2)
+    public static let defaultLingerTime: Duration = .seconds(2)
+    private let lingerTime: Duration
     /// The most it discards before closing regardless.
     static let lingerBytes = 1 << 20
 
-    init(fd: Int32, loop: EventLoop, remote: sockaddr_storage, onClose: (() -> Void)?) {
+    init(fd: Int32, loop: EventLoop, remote: sockaddr_storage, lingerTime: Duration = Connection.defaultLingerTime,
+         onClose: (() -> Void)?) {
         self.fd = fd
+        self.lingerTime = lingerTime
         self.eventLoop = loop
         self.remoteStorage = remote
         self.onClose = onClose
@@ -47,6 +51,18 @@ public final class Connection {
     /// The peer's address.
     public var remoteAddress: SocketAddress {
         SocketAddress(storage: remoteStorage) ?? SocketAddress(family: .ipv4, host: "0.0.0.0", port: 0)
+    }
+
+    /// A socket carries no TLS of its own; a layer over it does.
+    public var security: TransportSecurity { .none }
+
+    public func replaceHandler(with handler: any ConnectionHandler, replaying: [UInt8]) {
+        assertOnLoop()
+        guard isOpen else { return }
+        self.handler = handler
+        handler.connectionActive(self)
+        guard isOpen, !replaying.isEmpty, self.handler === handler else { return }
+        replaying.withUnsafeBytes { handler.connection(self, received: $0) }
     }
 
     /// Registers with the loop and tells the handler. On failure the fd is closed.
@@ -241,7 +257,7 @@ public final class Connection {
             finishLingering()
             return
         }
-        lingerTimer = eventLoop.scheduleConfined(after: Self.lingerTime) { [weak self] in self?.finishLingering() }
+        lingerTimer = eventLoop.scheduleConfined(after: lingerTime) { [weak self] in self?.finishLingering() }
     }
 
     private var isLingering: Bool { lingerTimer != nil }

@@ -1,6 +1,5 @@
-/// A Sendable way to reach a connection from another thread: `execute` hops onto the connection's
-/// loop and runs the body there if the connection is still open. It does not keep the connection
-/// alive.
+/// A Sendable way to reach a transport from another thread: `execute` hops onto its loop and runs
+/// the body there if the transport is still open. It does not keep the transport alive.
 ///
 /// ```swift
 /// let reference = connection.reference          // on the loop
@@ -13,26 +12,21 @@ public struct ConnectionReference: Sendable {
 
     /// `@unchecked Sendable`: the weak reference is only read on `eventLoop`'s thread.
     private final class WeakBox: @unchecked Sendable {
-        weak var connection: Connection?
-        init(_ connection: Connection) { self.connection = connection }
+        weak var transport: (any Transport)?
+        init(_ transport: any Transport) { self.transport = transport }
     }
 
-    init(_ connection: Connection) {
-        eventLoop = connection.eventLoop
-        box = WeakBox(connection)
+    init(_ transport: any Transport) {
+        eventLoop = transport.eventLoop
+        box = WeakBox(transport)
     }
 
-    /// Runs `body` on the connection's loop, unless the connection has closed (or the loop stopped).
-    public func execute(_ body: @escaping @Sendable (Connection) -> Void) {
+    /// Runs `body` on the transport's loop, unless it has closed (or the loop stopped).
+    public func execute(_ body: @escaping @Sendable (any Transport) -> Void) {
         let box = self.box
         eventLoop.execute {
-            guard let connection = box.connection, connection.isOpen else { return }
-            body(connection)
+            guard let transport = box.transport, transport.isOpen else { return }
+            body(transport)
         }
     }
-}
-
-extension Connection {
-    /// A Sendable reference for other threads (see `ConnectionReference`).
-    public var reference: ConnectionReference { ConnectionReference(self) }
 }

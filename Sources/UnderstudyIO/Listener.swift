@@ -92,7 +92,7 @@ final class Listener: Selectable {
             connection.close()
             return
         }
-        let connection = Connection(fd: fd, loop: loop, remote: remote) {
+        let connection = Connection(fd: fd, loop: loop, remote: remote, lingerTime: server.configuration.lingerTime) {
             server.openConnections.wrappingSubtract(1, ordering: .relaxed)
         }
         connection.activate(handler: server.makeHandler(connection))
@@ -104,5 +104,5 @@ final class Listener: Selectable {
 
 /// Handler of a connection over the cap: ignores input until it is closed.
 private final class RejectedConnectionHandler: ConnectionHandler {
-    func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {}
+    func connection(_ connection: any Transport, received bytes: UnsafeRawBufferPointer) {}
 }

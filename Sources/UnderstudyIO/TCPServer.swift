@@ -16,11 +16,13 @@ public final class TCPServer: Sendable {
         public var maxConnections: Int
         public var backlog: Int
         public var noDelay: Bool
+        /// How long a connection closed over unread input keeps discarding it (see `Connection`).
+        public var lingerTime: Duration
 
         public init(host: String = "127.0.0.1", port: Int = 0, maxConnections: Int = 10_000,
-                    backlog: Int = 1024, noDelay: Bool = true) {
+                    backlog: Int = 1024, noDelay: Bool = true, lingerTime: Duration = Connection.defaultLingerTime) {
             self.host = host; self.port = port; self.maxConnections = maxConnections
-            self.backlog = backlog; self.noDelay = noDelay
+            self.backlog = backlog; self.noDelay = noDelay; self.lingerTime = lingerTime
         }
     }
 

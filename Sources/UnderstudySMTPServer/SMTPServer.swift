@@ -55,31 +55,31 @@ final class SMTPConnectionHandler: ConnectionHandler {
     var timerFiresAt: ContinuousClock.Instant?
     /// When the session's current timeout runs out; nil when it has none.
     var deadline: ContinuousClock.Instant?
-    weak var connection: Connection?
+    weak var connection: (any Transport)?
 
     init(session: SMTPSession, delivery: any SMTPDeliveryHandler) {
         self.session = session
         self.delivery = delivery
     }
 
-    func connectionActive(_ connection: Connection) {
+    func connectionActive(_ connection: any Transport) {
         self.connection = connection
         perform(session.start(), on: connection)
     }
 
-    func connection(_ connection: Connection, received bytes: UnsafeRawBufferPointer) {
+    func connection(_ connection: any Transport, received bytes: UnsafeRawBufferPointer) {
         perform(session.receive(bytes), on: connection)
     }
 
-    func connectionInputClosed(_ connection: Connection) { connection.close() }
+    func connectionInputClosed(_ connection: any Transport) { connection.close() }
 
-    func connectionClosed(_ connection: Connection, reason: ConnectionCloseReason) {
+    func connectionClosed(_ connection: any Transport, reason: ConnectionCloseReason) {
         timer?.cancel()
         timer = nil
         deadline = nil
     }
 
-    func perform(_ actions: [SMTPAction], on connection: Connection) {
+    func perform(_ actions: [SMTPAction], on connection: any Transport) {
         for action in actions {
             switch action {
             case .send(let bytes):
@@ -115,7 +115,7 @@ final class SMTPConnectionHandler: ConnectionHandler {
     /// command. Timeouts are minutes long and commands come much faster, so re-arming only moves
     /// `deadline`; the one timer, when it fires early, sleeps again until the deadline. A timer is
     /// replaced only when the new deadline comes before it.
-    func armTimer(on connection: Connection) {
+    func armTimer(on connection: any Transport) {
         guard connection.isOpen, let timeout = session.currentTimeout else {
             deadline = nil  // a pending timer then finds nothing to do
             return
@@ -126,7 +126,7 @@ final class SMTPConnectionHandler: ConnectionHandler {
         startTimer(on: connection, at: due)
     }
 
-    private func startTimer(on connection: Connection, at due: ContinuousClock.Instant) {
+    private func startTimer(on connection: any Transport, at due: ContinuousClock.Instant) {
         timer?.cancel()
         timerFiresAt = due
         timer = connection.schedule(after: max(.zero, due - ContinuousClock.now)) { [weak self, weak connection] in
