@@ -163,10 +163,12 @@ import Glibc
         }
         Self.afterPendingCommits(inbox)
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        // At most one transaction per spacing, plus the first (indexed at once) and the last.
+        // At most one transaction per spacing, plus the first (indexed at once) and the last. The
+        // bound grows with the time the sends took, so a slow machine does not fail it; fewer
+        // transactions than messages is not asserted, since a sender slower than the spacing
+        // (a loaded machine) rightly gets one each.
         let bound = Int(elapsed / (Double(Inbox.commitSpacingNanoseconds) / 1e6)) + 2
         #expect(inbox.indexTransactions <= bound, "\(inbox.indexTransactions) transactions in \(elapsed) ms")
-        #expect(inbox.indexTransactions < 60)
         #expect(try inbox.store.count() == 60)
     }
 
