@@ -16,6 +16,8 @@ import UnderstudyStore
 public final class Application: Sendable {
     public let configuration: Configuration
     let group: EventLoopGroup
+    /// Runs SQLite reads, searches and RSA signing, so loop threads only parse, route and write.
+    let workers: WorkerPool
     let http: HTTPServer
     let smtp: SMTPServer
     public let inbox: Inbox
@@ -54,6 +56,8 @@ public final class Application: Sendable {
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.addresses = [.init(host: httpAddress.host, port: httpAddress.port)]
         serverConfiguration.threads = group.loops.count
+        let workers = WorkerPool(threads: max(2, group.loops.count))
+        serverConfiguration.workers = workers
         let http = HTTPServer(configuration: serverConfiguration, responder: router.freeze(), group: group)
 
         var session = SMTPConfiguration(hostname: "understudy.localhost")
@@ -68,6 +72,7 @@ public final class Application: Sendable {
             httpAddresses = try http.start().map(\.description)
         } catch {
             group.shutdownGracefully(timeout: .seconds(1))
+            workers.shutdown()
             store.close()
             throw StartupError("cannot listen for HTTP on \(configuration.http): \(error); choose another address with --http HOST:PORT (port 0 picks a free one)")
         }
@@ -76,10 +81,12 @@ public final class Application: Sendable {
         } catch {
             http.shutdown()
             group.shutdownGracefully(timeout: .seconds(1))
+            workers.shutdown()
             store.close()
             throw StartupError("cannot listen for SMTP on \(configuration.smtp): \(error); choose another address with --smtp HOST:PORT (port 0 picks a free one)")
         }
         self.group = group
+        self.workers = workers
         self.http = http
         self.smtp = smtp
     }
@@ -90,6 +97,7 @@ public final class Application: Sendable {
         http.shutdown()
         smtp.shutdown()
         group.shutdownGracefully(timeout: .seconds(5))
+        workers.shutdown()
         inbox.close()
     }
 

@@ -17,16 +17,37 @@ final class DeferredResponse: HTTPResponsePromise, @unchecked Sendable {
     private let loop: EventLoop
     private let method: HTTPMethod
     private let version: HTTPVersion
+    private let workers: WorkerPool?
     let keepAlive: Bool
     /// The serialized reply once it reached the loop (loop-confined).
     var bytes: [UInt8]?
 
-    init(handler: HTTPConnectionHandler, loop: EventLoop, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool) {
+    init(handler: HTTPConnectionHandler, loop: EventLoop, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool,
+         workers: WorkerPool?) {
         self.handler = handler
         self.loop = loop
         self.method = method
         self.version = version
         self.keepAlive = keepAlive
+        self.workers = workers
+    }
+
+    /// Blocking work goes to the worker pool; a full pool answers 503 at once rather than queueing.
+    func complete(with reply: HTTPReply) {
+        switch reply {
+        case .response(let response):
+            succeed(response)
+        case .deferred(let start):
+            start(self)
+        case .blocking(let work):
+            guard let workers else { return complete(with: work()) }
+            if !workers.submit({ self.complete(with: work()) }) {
+                succeed(.problem(.serviceUnavailable, error: "server_busy",
+                                 message: "\(workers.queueLimit) requests are already waiting for a worker thread; retry shortly"))
+            }
+        case .stream:
+            succeed(.streamFromDeferredWork)
+        }
     }
 
     func succeed(_ response: HTTPResponse) {

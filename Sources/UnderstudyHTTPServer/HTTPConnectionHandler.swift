@@ -113,16 +113,18 @@ final class HTTPConnectionHandler: ConnectionHandler {
         guard let connection else { return }
         let keepAlive = request.keepAlive && !quiescing && !inputClosed
         if !keepAlive { closing = true }
-        switch responder.respond(to: request) {
+        let reply = responder.respond(to: request)
+        switch reply {
         case .response(let response):
             enqueue(HTTPSerializer.serialize(response, requestMethod: request.method,
                                              requestVersion: request.version, keepAlive: keepAlive),
                     closeAfter: !keepAlive)
-        case .deferred(let start):
+        case .deferred, .blocking:
             let promise = DeferredResponse(handler: self, loop: connection.eventLoop, method: request.method,
-                                           version: request.version, keepAlive: keepAlive)
+                                           version: request.version, keepAlive: keepAlive,
+                                           workers: configuration.workers)
             slots.append(.deferred(promise))
-            start(promise)
+            promise.complete(with: reply)
         case .stream(let head, let start):
             // Chunked framing needs HTTP/1.1; a 1.0 client gets the same and the connection closes after.
             let streamKeepAlive = keepAlive && request.version == .http1_1

@@ -25,6 +25,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxConnections: Int
     /// Event loop threads when the server creates its own group.
     public var threads: Int
+    /// Where `HTTPReply.blocking` work runs. Nil runs it where it is asked for (on the loop): only
+    /// for tests and tools that have nothing slow to run.
+    public var workers: WorkerPool? = nil
     /// How long `shutdown()` lets in-flight requests finish before closing what remains.
     public var shutdownTimeout: Duration
     /// Responses a connection may have queued (pipelined requests not answered yet) before the

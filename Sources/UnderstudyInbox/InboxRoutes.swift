@@ -14,10 +14,14 @@ public struct InboxRoutes: Sendable {
     public init(inbox: Inbox) { self.inbox = inbox }
 
     /// Every route but the event stream answers only once the messages already answered 250 are
-    /// indexed (`consistent`), so a test that sends mail and then asks always finds it.
+    /// indexed (`consistent`), so a test that sends mail and then asks always finds it; and each
+    /// runs on the server's worker pool (`blocking`), since it reads SQLite or the message log, so a
+    /// slow search never holds up the SMTP sessions on a loop thread.
     public func register(on router: inout Router) {
         func indexed(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
-            router.add(method, pattern) { [self] request, parameters in consistent { handler(request, parameters) } }
+            router.add(method, pattern) { [self] request, parameters in
+                consistent { .blocking { handler(request, parameters) } }
+            }
         }
         indexed(.get, "/api/messages") { [self] request, _ in respond { try list(request) } }
         indexed(.delete, "/api/messages") { [self] _, _ in respond { .json(["deleted": JSONValue(try inbox.deleteAll())]) } }
@@ -50,13 +54,7 @@ public struct InboxRoutes: Sendable {
     func consistent(_ reply: @escaping @Sendable () -> HTTPReply) -> HTTPReply {
         guard inbox.hasPendingCommits else { return reply() }
         return .deferred { [inbox] promise in
-            let answer: @Sendable () -> Void = {
-                switch reply() {
-                case .response(let response): promise.succeed(response)
-                case .deferred(let start): start(promise)
-                case .stream: preconditionFailure("event streams do not wait for the index")
-                }
-            }
+            let answer: @Sendable () -> Void = { promise.complete(with: reply()) }
             // Indexed in the meantime: answer here.
             if !inbox.afterPendingCommits(timeout: Self.indexWait, answer) { answer() }
         }
