@@ -52,6 +52,8 @@ let package = Package(
         .target(name: "UnderstudyInbox",
                 dependencies: ["UnderstudyStore", "UnderstudyMIME", "UnderstudyExtract", "UnderstudyHTTP", "UnderstudyJSON"],
                 path: "Sources/UnderstudyInbox"),
+        // The local CA: issues the leaf certificates (JOSE's X.509) the TLS engine serves by SNI.
+        .target(name: "UnderstudyCA", dependencies: ["UnderstudyTLS", "UnderstudyJOSE"], path: "Sources/UnderstudyCA"),
 
         // MARK: Application assembly and executables
         .target(name: "UnderstudyApp",
@@ -79,5 +81,6 @@ let package = Package(
         .testTarget(name: "UnderstudyAppTests",
                     dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyTLSTests", dependencies: ["UnderstudyTLS", "COpenSSL", "CShims"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "UnderstudyCATests", dependencies: ["UnderstudyCA", "UnderstudyTLS", "UnderstudyJOSE"]),
     ]
 )
