@@ -24,8 +24,10 @@ let package = Package(
         // MARK: Foundations with no I/O
         .target(name: "UnderstudyJSON", path: "Sources/UnderstudyJSON"),
 
-        // MARK: I/O
+        // MARK: I/O (event loop, sockets, TLS)
         .target(name: "UnderstudyIO", dependencies: ["CLinux", "CShims"], path: "Sources/UnderstudyIO"),
+        // TLS over memory buffers (OpenSSL 3): bytes in, bytes out, no sockets.
+        .target(name: "UnderstudyTLS", dependencies: ["COpenSSL", "CShims"], path: "Sources/UnderstudyTLS"),
 
         // MARK: Protocol cores (pure: bytes in, events out)
         .target(name: "UnderstudyHTTP", dependencies: ["UnderstudyJSON"], path: "Sources/UnderstudyHTTP"),
@@ -50,6 +52,8 @@ let package = Package(
         .target(name: "UnderstudyInbox",
                 dependencies: ["UnderstudyStore", "UnderstudyMIME", "UnderstudyExtract", "UnderstudyHTTP", "UnderstudyJSON"],
                 path: "Sources/UnderstudyInbox"),
+        // The local CA: issues the leaf certificates (JOSE's X.509) the TLS engine serves by SNI.
+        .target(name: "UnderstudyCA", dependencies: ["UnderstudyTLS", "UnderstudyJOSE"], path: "Sources/UnderstudyCA"),
 
         // MARK: Application assembly and executables
         .target(name: "UnderstudyApp",
@@ -76,5 +80,7 @@ let package = Package(
         .testTarget(name: "UnderstudyInboxTests", dependencies: ["UnderstudyInbox", "UnderstudyHTTP"]),
         .testTarget(name: "UnderstudyAppTests",
                     dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON"]),
+        .testTarget(name: "UnderstudyTLSTests", dependencies: ["UnderstudyTLS", "COpenSSL", "CShims"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "UnderstudyCATests", dependencies: ["UnderstudyCA", "UnderstudyTLS", "UnderstudyJOSE"]),
     ]
 )

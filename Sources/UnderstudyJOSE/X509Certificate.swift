@@ -58,6 +58,36 @@ public struct X509Certificate: Sendable {
     public static func serverCertificate(publicKey: JWS.RS256.PublicKey, dnsNames: [String], ipAddresses: [String] = [],
                                          issuer: X509Certificate, issuerKey: JWS.RS256.PrivateKey, serialNumber: UInt64,
                                          notBefore: Int64, notAfter: Int64) throws(JOSEError) -> X509Certificate {
+        try server(subjectKey: publicKey.backing, keyUsage: "critical,digitalSignature,keyEncipherment",
+                   dnsNames: dnsNames, ipAddresses: ipAddresses, issuer: issuer, issuerKey: issuerKey.backing,
+                   serialNumber: serialNumber, notBefore: notBefore, notAfter: notAfter)
+    }
+
+    /// A self-signed certificate authority over a P-256 key, with the extensions of the RSA one.
+    public static func certificateAuthority(key: JWS.ES256.PrivateKey, commonName: String, serialNumber: UInt64,
+                                            notBefore: Int64, notAfter: Int64) throws(JOSEError) -> X509Certificate {
+        try build(subjectKey: key.backing, commonName: commonName, serialNumber: serialNumber,
+                  notBefore: notBefore, notAfter: notAfter, issuer: nil, signingKey: key.backing,
+                  extensions: [
+                      (NID_basic_constraints, "critical,CA:TRUE,pathlen:0"),
+                      (NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature"),
+                      (NID_subject_key_identifier, "hash"),
+                  ])
+    }
+
+    /// A TLS server certificate over a P-256 key, issued by a P-256 certificate authority. As the
+    /// RSA one, except keyUsage is digitalSignature only (an EC key does not encipher keys).
+    public static func serverCertificate(publicKey: JWS.ES256.PublicKey, dnsNames: [String], ipAddresses: [String] = [],
+                                         issuer: X509Certificate, issuerKey: JWS.ES256.PrivateKey, serialNumber: UInt64,
+                                         notBefore: Int64, notAfter: Int64) throws(JOSEError) -> X509Certificate {
+        try server(subjectKey: publicKey.backing, keyUsage: "critical,digitalSignature",
+                   dnsNames: dnsNames, ipAddresses: ipAddresses, issuer: issuer, issuerKey: issuerKey.backing,
+                   serialNumber: serialNumber, notBefore: notBefore, notAfter: notAfter)
+    }
+
+    private static func server(subjectKey: EVPKey, keyUsage: String, dnsNames: [String], ipAddresses: [String],
+                               issuer: X509Certificate, issuerKey: EVPKey, serialNumber: UInt64,
+                               notBefore: Int64, notAfter: Int64) throws(JOSEError) -> X509Certificate {
         guard let first = dnsNames.first ?? ipAddresses.first else {
             throw .invalidCertificate("a server certificate needs at least one DNS name or IP address")
         }
@@ -83,12 +113,12 @@ public struct X509Certificate: Sendable {
             guard valid else { throw .invalidCertificate("\"\(address.prefix(64))\" is not an IPv4 or IPv6 address") }
         }
         let names = (dnsNames.map { "DNS:" + $0 } + ipAddresses.map { "IP:" + $0 }).joined(separator: ",")
-        return try build(subjectKey: publicKey.backing, commonName: String(first.prefix(maximumCommonNameLength)),
+        return try build(subjectKey: subjectKey, commonName: String(first.prefix(maximumCommonNameLength)),
                          serialNumber: serialNumber, notBefore: notBefore, notAfter: notAfter,
-                         issuer: issuer, signingKey: issuerKey.backing,
+                         issuer: issuer, signingKey: issuerKey,
                          extensions: [
                              (NID_basic_constraints, "critical,CA:FALSE"),
-                             (NID_key_usage, "critical,digitalSignature,keyEncipherment"),
+                             (NID_key_usage, keyUsage),
                              (NID_ext_key_usage, "serverAuth"),
                              (NID_subject_key_identifier, "hash"),
                              (NID_authority_key_identifier, "keyid:always"),
@@ -217,6 +247,13 @@ public struct X509Certificate: Sendable {
 
     /// Whether the certificate's signature verifies with `key` (for a self-signed one, its own key).
     public func isSigned(by key: JWS.RS256.PublicKey) -> Bool {
+        let ok = X509_verify(backing.pointer, key.backing.pointer) == 1
+        if !ok { OpenSSL.clearErrors() }
+        return ok
+    }
+
+    /// Whether the certificate's signature verifies with the P-256 `key`.
+    public func isSigned(by key: JWS.ES256.PublicKey) -> Bool {
         let ok = X509_verify(backing.pointer, key.backing.pointer) == 1
         if !ok { OpenSSL.clearErrors() }
         return ok

@@ -133,4 +133,39 @@ import Testing
                                                   notBefore: Self.notBefore, notAfter: Self.notAfter)
         }
     }
+
+    static func issueP256() throws -> (ca: X509Certificate, leaf: X509Certificate) {
+        let ca = try X509Certificate.certificateAuthority(key: TestKeys.ec, commonName: "Understudy Local CA (test)", serialNumber: 7,
+                                                          notBefore: notBefore, notAfter: notAfter)
+        let leaf = try X509Certificate.serverCertificate(publicKey: TestKeys.otherEC.publicKey, dnsNames: ["appleid.apple.com"],
+                                                         ipAddresses: ["127.0.0.1"], issuer: ca, issuerKey: TestKeys.ec,
+                                                         serialNumber: 8, notBefore: notBefore, notAfter: notBefore + 30 * 86_400)
+        return (ca, leaf)
+    }
+
+    @Test func p256AuthorityIssuesP256ServerCertificates() throws {
+        let (ca, leaf) = try Self.issueP256()
+        #expect(ca.isSigned(by: TestKeys.ec.publicKey))
+        #expect(leaf.isSigned(by: TestKeys.ec.publicKey))
+        #expect(!leaf.isSigned(by: TestKeys.otherEC.publicKey))
+        #expect(throws: JOSEError.self) {
+            try X509Certificate.serverCertificate(publicKey: TestKeys.otherEC.publicKey, dnsNames: ["a.example"], issuer: ca,
+                                                  issuerKey: TestKeys.otherEC, serialNumber: 2,
+                                                  notBefore: Self.notBefore, notAfter: Self.notAfter)
+        }
+    }
+
+    @Test(.enabled(if: OpenSSLCommand.path != nil, "needs the openssl command-line tool"))
+    func p256ServerCertificatesPassOpenSSLVerify() throws {
+        let (ca, leaf) = try Self.issueP256()
+        let files = ["ca.pem": ca.pemRepresentation, "leaf.pem": leaf.pemRepresentation]
+        let output = try OpenSSLCommand.run(files: files) { dir in
+            ["verify", "-CAfile", dir + "/ca.pem", "-purpose", "sslserver", "-verify_hostname", "appleid.apple.com",
+             "-attime", String(Self.notBefore + 86_400), dir + "/leaf.pem"]
+        }
+        #expect(output?.contains("OK") == true)
+        let text = try #require(OpenSSLCommand.run(["x509", "-noout", "-text"], input: leaf.pemRepresentation))
+        #expect(text.contains("Digital Signature") && !text.contains("Key Encipherment"))
+        #expect(text.contains("ecdsa-with-SHA256"))
+    }
 }
