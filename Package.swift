@@ -37,6 +37,9 @@ let package = Package(
                 path: "Sources/UnderstudyJOSE"),
 
         // MARK: Servers: protocol cores on the event loop
+        // TLS as a transport layer between a socket and a protocol handler (HTTPS, STARTTLS, CONNECT).
+        .target(name: "UnderstudyTLSTransport", dependencies: ["UnderstudyIO", "UnderstudyTLS"],
+                path: "Sources/UnderstudyTLSTransport"),
         .target(name: "UnderstudyHTTPServer", dependencies: ["UnderstudyIO", "UnderstudyHTTP"],
                 path: "Sources/UnderstudyHTTPServer"),
         .target(name: "UnderstudySMTPServer", dependencies: ["UnderstudyIO", "UnderstudySMTP"],
@@ -81,6 +84,8 @@ let package = Package(
         .testTarget(name: "UnderstudyAppTests",
                     dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyTLSTests", dependencies: ["UnderstudyTLS", "COpenSSL", "CShims"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "UnderstudyTLSTransportTests",
+                    dependencies: ["UnderstudyTLSTransport", "UnderstudyTLS", "UnderstudyCA", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyCATests", dependencies: ["UnderstudyCA", "UnderstudyTLS", "UnderstudyJOSE"]),
     ]
 )
