@@ -73,6 +73,28 @@ import UnderstudyJSON
         expectProblem(try client.request("DELETE", "/healthz"), 405, "")
     }
 
+    /// Provider paths answer errors as Google and Apple do, `error` + `error_description` (what OAuth
+    /// clients read); the admin API keeps `error` + `message`.
+    @Test func providerErrorsUseTheOAuthShape() throws {
+        let (app, client) = try Self.start()
+        defer { app.shutdown() }
+        for (r, status, code) in [(try client.get("/google/tokeninfo?id_token=abc"), 400, "invalid_token"),
+                                  (try client.get("/google/tokeninfo"), 400, "invalid_token"),
+                                  (try client.get("/google/nowhere"), 404, "not_found"),
+                                  (try client.get("/apple/auth/nowhere"), 404, "not_found"),
+                                  (try client.get("/apple"), 404, "not_found"),
+                                  (try client.request("DELETE", "/apple/auth/keys"), 405, "method_not_allowed"),
+                                  (try client.request("PUT", "/google/tokeninfo"), 405, "method_not_allowed")] {
+            #expect(r.status == status)
+            #expect(r.json?.objectValue?.keys.sorted() == ["error", "error_description"], "\(r.text)")
+            #expect(r.json?["error"]?.stringValue == code)
+            #expect(r.json?["error_description"]?.stringValue?.isEmpty == false)
+        }
+        for r in [try client.get("/api/nowhere"), try client.get("/googlenowhere"), try client.postJSON("/api/tokens/apple", ["ttl": "x"])] {
+            #expect(r.json?.objectValue?.keys.sorted() == ["error", "message"], "\(r.text)")
+        }
+    }
+
     @Test func addressInUseIsAClearError() throws {
         let (app, _) = try Self.start()
         defer { app.shutdown() }
