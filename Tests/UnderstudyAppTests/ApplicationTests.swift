@@ -95,6 +95,50 @@ import UnderstudyJSON
         }
     }
 
+    /// `--google-issuer`/`--apple-issuer` set to the local URL make discovery's issuer, the URL the
+    /// client fetched it under and the tokens' iss agree, as strict OIDC clients require.
+    @Test func issuerFlagsMakeDiscoveryAndTokensAgree() throws {
+        let google = "http://127.0.0.1:7080/google", apple = "http://127.0.0.1:7080/apple"
+        let (app, client) = try Self.start(["--google-issuer": google, "--apple-issuer": apple])
+        defer { app.shutdown() }
+        for (provider, issuer) in [("google", google), ("apple", apple)] {
+            let discovery = try client.get("/\(provider)/.well-known/openid-configuration")
+            #expect(discovery.json?["issuer"]?.stringValue == issuer)
+            let minted = try client.postJSON("/api/tokens/\(provider)", [:])
+            #expect(minted.json?["claims"]?["iss"]?.stringValue == issuer)
+            // Offline minting with the same flag agrees too.
+            let offline = runCLI(["mint", provider, "--\(provider)-issuer", issuer])
+            #expect(try JWS.decode(offline.out.trimmingSpaces()).claims?["iss"]?.stringValue == issuer)
+        }
+        // Without the flags, the real issuers.
+        let (plain, plainClient) = try Self.start()
+        defer { plain.shutdown() }
+        #expect(try plainClient.get("/google/.well-known/openid-configuration").json?["issuer"] == "https://accounts.google.com")
+    }
+
+    /// `mint --server URL` mints through the running server (its keys and issuer); an unreachable
+    /// server exits 69.
+    @Test func mintThroughTheServer() throws {
+        let dir = String(temporaryFile("x", "").dropLast(2)) + "/server-keys"
+        #expect(runCLI(["keys", "generate", "--out", dir]).status == 0)
+        let (app, _) = try Self.start(["--keys": dir, "--google-issuer": "https://issuer.example"])
+        let url = "http://\(app.httpAddresses[0])"
+        let r = runCLI(["mint", "google", "--server", url, "--email", "srv@example.com", "--json"])
+        #expect(r.status == 0, "\(r.err)")
+        let json = try JSONValue.parse(r.out.trimmingSpaces())
+        #expect(json["claims"]?["iss"] == "https://issuer.example")
+        #expect(json["claims"]?["email"] == "srv@example.com")
+        let kid = try #require(json["header"]?["kid"]?.stringValue)
+        #expect(FileIO.exists("\(dir)/google/\(kid).pem"))
+        #expect(r.err.contains("minted by the server at \(url): google key \(kid), iss https://issuer.example"))
+        let bad = runCLI(["mint", "google", "--server", url, "--kid", "nope"])
+        #expect(bad.status == 64 && bad.err.contains("kid nope"))
+        app.shutdown()
+        let gone = runCLI(["mint", "google", "--server", url])
+        #expect(gone.status == 69, "\(gone.err)")
+        #expect(gone.err.contains("is `understudy serve` running there?"))
+    }
+
     @Test func addressInUseIsAClearError() throws {
         let (app, _) = try Self.start()
         defer { app.shutdown() }
