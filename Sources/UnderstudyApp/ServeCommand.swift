@@ -43,7 +43,7 @@ enum ServeCommand {
             }
         }
         let elapsed = Double(monotonicNanoseconds() - started) / 1_000_000
-        log.info("understudy \(UnderstudyCLI.version) ready in \(Int(elapsed.rounded())) ms")
+        log.info("ready in \(Int(elapsed.rounded())) ms (understudy \(UnderstudyCLI.version))")
         let signal = TerminationSignal.wait()
         log.info("\(signal), shutting down")
         app.shutdown()

@@ -23,6 +23,7 @@ def test_ready_file_and_every_diagnostic_on_stderr():
     lines = server.stderr.splitlines()
     assert all(LINE.match(line) for line in lines), server.stderr
     assert any(f"http listening on {server.http}" in line for line in lines)
+    assert any(re.search(r": ready in \d+ ms \(understudy \d", line) for line in lines)
     assert any("SIGTERM, shutting down" in line for line in lines)
     assert not ready_file.exists()
 
