@@ -129,7 +129,8 @@ enum MailCommands {
         if arguments.contains("--help") || arguments.contains("-h") {
             output.out(helpText(overview: "Send a test email to the sink over SMTP; prints the stored message's id. "
                                 + "Without --body it reads standard input when that is not a terminal: a whole RFC 5322 message "
-                                + "if it starts with headers, else the body. With -t, -f, -i and -oi it stands in for sendmail.",
+                                + "if it starts with headers, else the body (so give --body, or </dev/null, when standard input is a pipe "
+                                + "that never closes). With -t, -f, -i and -oi it stands in for sendmail.",
                                 usage: "understudy send --to <addr> [--subject <s>] [--body <b>] | understudy send [-t] [-f <addr>] [<addr>...] < message.eml",
                                 options: options) + ExitCode.serverHelp)
             return ExitCode.success

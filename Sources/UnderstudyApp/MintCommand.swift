@@ -49,7 +49,7 @@ enum MintCommand {
         if arguments.contains("--help") || arguments.contains("-h") {
             output.out(helpText(overview: overview,
                                 usage: "understudy mint apple|google [--aud <aud>] [--email <email>] [--nonce <n> | --raw-nonce <r>] [--claim key=value]... [--ttl <s>] [--json] [--server <url> | <setting flags>]",
-                                options: all) + ExitCode.serverHelp)
+                                options: all) + signsWith(environment) + ExitCode.serverHelp)
             return ExitCode.success
         }
         let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy mint")
@@ -91,6 +91,13 @@ enum MintCommand {
         }
         output.out((parsed.has("--json") ? token.serialized() : token["idToken"]?.stringValue ?? "") + "\n")
         return ExitCode.success
+    }
+
+    /// What an offline mint would sign with under the configuration file and variables now in effect.
+    static func signsWith(_ environment: [String: String]) -> String {
+        guard let c = try? Configuration.load(configFile: nil, environment: environment, flags: [:]) else { return "" }
+        return "\nOFFLINE, WITHOUT FLAGS, SIGNS WITH: \(c.keysDirectory.map { "the keys in \($0)" } ?? "the embedded development keys"); "
+            + "apple iss \(c.providers.apple.issuer); google iss \(c.providers.google.issuer)\n"
     }
 
     /// Flags to the same JSON request the HTTP API takes, so both are validated by one parser.

@@ -76,6 +76,9 @@ func runCLI(_ arguments: [String], environment: [String: String] = [:],
         let e = runCLI(["mint", "apple"], environment: ["UNDERSTUDY_APPLE_ISSUER": "https://issuer.test"])
         #expect(try JWS.decode(e.out.trimmingSpaces()).claims?["iss"] == "https://issuer.test")
         #expect(e.err.contains("iss https://issuer.test"))
+        // --help says what a mint without flags would sign with, under the variables in effect.
+        let help = runCLI(["mint", "--help"], environment: ["UNDERSTUDY_GOOGLE_ISSUER": "https://g.test", "UNDERSTUDY_KEYS": "/my/keys"])
+        #expect(help.out.contains("SIGNS WITH: the keys in /my/keys; apple iss https://appleid.apple.com; google iss https://g.test"))
     }
 
     @Test(arguments: [
