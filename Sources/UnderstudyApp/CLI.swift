@@ -27,11 +27,17 @@ public final class StandardOutput: CommandOutput {
     }
 }
 
-/// Exit statuses: 0 success, 1 failure, 64 usage error (sysexits EX_USAGE).
+/// Exit statuses: 0 success, 1 failure (for `otp`/`link`: nothing arrived), 64 usage error
+/// (sysexits EX_USAGE), 69 the server could not be reached (EX_UNAVAILABLE).
 public enum ExitCode {
     public static let success: Int32 = 0
     public static let failure: Int32 = 1
     public static let usage: Int32 = 64
+    public static let unavailable: Int32 = 69
+
+    /// The lines `--help` shows for commands that talk to a running server.
+    static let serverHelp = "\nEXIT STATUS: 0 success, 1 failure (otp, link: nothing arrived), 64 usage error, "
+        + "69 server unreachable.\n"
 }
 
 /// The `understudy` command: `serve` (the default), `mint`, `keys`, plus the mail commands.
@@ -40,7 +46,7 @@ public enum UnderstudyCLI {
 
     static let subcommands: [(String, String)] = [
         ("serve", "Run the server (the default when no subcommand is given)."),
-        ("mint", "Print a signed Apple or Google ID token, offline."),
+        ("mint", "Print a signed Apple or Google ID token (offline, or through a server with --server)."),
         ("keys", "List the signing keys or generate a new set."),
         ("otp", "Print the one-time code just sent to an address (waits with --wait)."),
         ("link", "Print the sign-in, verification or reset link just sent to an address."),
@@ -50,19 +56,25 @@ public enum UnderstudyCLI {
 
     /// Runs the command line and returns the exit status.
     public static func run(_ arguments: [String], environment: [String: String],
-                           output: CommandOutput = StandardOutput()) -> Int32 {
+                           output: CommandOutput = StandardOutput(), input: CommandInput = StandardInput()) -> Int32 {
+        let log = Logger(output: output)
         do {
-            return try dispatch(arguments, environment: environment, output: output)
+            return try dispatch(arguments, environment: environment, output: output, input: input)
         } catch let error as UsageError {
-            output.err("error: \(error.description)\n")
+            log.error(error.description)
             return ExitCode.usage
+        } catch let error as BlockingSocket.Failure {
+            // Connecting, sending or reading: the server is not there or went away.
+            log.error(error.description)
+            return ExitCode.unavailable
         } catch {
-            output.err("error: \(error)\n")
+            log.error("\(error)")
             return ExitCode.failure
         }
     }
 
-    static func dispatch(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
+    static func dispatch(_ arguments: [String], environment: [String: String], output: CommandOutput,
+                         input: CommandInput) throws -> Int32 {
         guard let first = arguments.first else {
             return try ServeCommand.run([], environment: environment, output: output)
         }
@@ -73,7 +85,7 @@ public enum UnderstudyCLI {
         case "keys": return try KeysCommand.run(rest, environment: environment, output: output)
         case "otp", "link": return try MailCommands.wait(first, rest, environment: environment, output: output)
         case "inbox": return try MailCommands.inbox(rest, environment: environment, output: output)
-        case "send": return try MailCommands.send(rest, environment: environment, output: output)
+        case "send": return try MailCommands.send(rest, environment: environment, output: output, input: input)
         case "--version", "version":
             output.out("understudy \(version)\n")
             return ExitCode.success
@@ -92,16 +104,21 @@ public enum UnderstudyCLI {
         }
     }
 
-    /// The setting flags (`--http`, `--apple-team-id`, ...) every server-side command accepts.
-    static var settingOptions: [OptionSpec] {
-        [OptionSpec("--config", "FILE", "Configuration file (JSON); default the embedded Config/understudy.json.")]
-            + Configuration.settings.flatMap { spec in
+    /// The setting flags (`--http`, `--apple-team-id`, ...) `serve` accepts.
+    static var settingOptions: [OptionSpec] { settingOptions(where: { _ in true }) }
+
+    /// `--config` and the flags of the settings `included` picks (by dotted key), for commands that
+    /// use only some of them (`mint`: keys, issuers, client ids...; `keys list`: keys).
+    static func settingOptions(where included: (String) -> Bool) -> [OptionSpec] {
+        [OptionSpec("--config", "FILE", "Configuration file (JSON); default the embedded Config/understudy.json. [UNDERSTUDY_CONFIG]")]
+            + Configuration.settings.filter { included($0.key) }.flatMap { spec in
                 [OptionSpec(spec.flag, spec.kind == .boolean ? "BOOL" : "VALUE", "\(spec.help) [\(spec.environmentVariable)]")]
                     + (spec.alias.map { [OptionSpec($0, "VALUE", "Same as \(spec.flag).")] } ?? [])
             }
     }
 
-    /// Loads the configuration from `--config`, the environment and the setting flags in `parsed`.
+    /// Loads the configuration from `--config`, the environment and the setting flags in `parsed`
+    /// (those the command accepted; the environment can set any setting).
     static func configuration(_ parsed: ParsedArguments, environment: [String: String]) throws -> Configuration {
         var flags: [String: String] = [:]
         for spec in Configuration.settings {
@@ -111,95 +128,14 @@ public enum UnderstudyCLI {
     }
 }
 
-enum MintCommand {
-    static let options: [OptionSpec] = [
-        OptionSpec("--aud", "AUD", "Audience (default: the configured bundle id / web client id)."),
-        OptionSpec("--email", "EMAIL", "Email claim (default: the first configured identity)."),
-        OptionSpec("--nonce", "NONCE", "Nonce claim, copied as is."),
-        OptionSpec("--raw-nonce", "RAW", "Raw nonce: the claim gets its hex SHA-256, as native Apple clients send."),
-        OptionSpec("--sub", "SUB", "Subject (default: derived from the email and the identity seed)."),
-        OptionSpec("--platform", "PLATFORM", "web, ios or android: picks aud and azp like the provider does."),
-        OptionSpec("--name", "NAME", "Full name (Google)."),
-        OptionSpec("--given-name", "NAME", "Given name (Google)."),
-        OptionSpec("--family-name", "NAME", "Family name (Google)."),
-        OptionSpec("--picture", "URL", "Picture URL (Google)."),
-        OptionSpec("--azp", "AZP", "Authorized party (Google)."),
-        OptionSpec("--hd", "DOMAIN", "Hosted domain (Google Workspace)."),
-        OptionSpec("--locale", "LOCALE", "Locale (Google)."),
-        OptionSpec("--kid", "KID", "Sign with this key (default: the provider's first key)."),
-        OptionSpec("--email-verified", "BOOL", "email_verified (default true)."),
-        OptionSpec("--private-email", "BOOL", "is_private_email (Apple; default: true for @privaterelay.appleid.com)."),
-        OptionSpec("--real-user-status", "N", "real_user_status 0, 1 or 2 (Apple)."),
-        OptionSpec("--claim", "KEY=VALUE", repeatable: true, "Extra or overriding claim; VALUE is JSON if it parses, else a string."),
-        OptionSpec("--ttl", "SECONDS", "Lifetime in seconds."),
-        OptionSpec("--json", nil, "Print {idToken, header, claims} instead of the token alone."),
-    ]
-
-    static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
-        let all = options + UnderstudyCLI.settingOptions
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: "Print a signed ID token, offline, with the server's keys and configuration.",
-                                usage: "understudy mint apple|google [--aud <aud>] [--email <email>] [--nonce <n> | --raw-nonce <r>] [--claim key=value]... [--ttl <s>] [--json]",
-                                options: all))
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy mint")
-        guard parsed.positionals.count == 1, let provider = parsed.positionals.first, ["apple", "google"].contains(provider) else {
-            throw UsageError("name the provider: understudy mint apple --aud com.example.app (or: understudy mint google ...)")
-        }
-        let request = try mintRequest(parsed)
-        let configuration = try UnderstudyCLI.configuration(parsed, environment: environment)
-        let routes = try Assembly.providerRoutes(configuration)
-        let token = try routes.mint(provider: provider, request)
-        output.out((parsed.has("--json") ? token.json.serialized() : token.idToken) + "\n")
-        return ExitCode.success
-    }
-
-    /// Flags to the same JSON request the HTTP API takes, so both are validated by one parser.
-    static func mintRequest(_ parsed: ParsedArguments) throws -> MintRequest {
-        var body = JSONObject()
-        let strings: [(String, String)] = [
-            ("--aud", "aud"), ("--email", "email"), ("--nonce", "nonce"), ("--raw-nonce", "rawNonce"), ("--sub", "sub"),
-            ("--platform", "platform"), ("--name", "name"), ("--given-name", "givenName"), ("--family-name", "familyName"),
-            ("--picture", "picture"), ("--azp", "azp"), ("--hd", "hd"), ("--locale", "locale"), ("--kid", "kid"),
-        ]
-        for (flag, field) in strings { if let v = parsed.value(flag) { body[field] = .string(v) } }
-        for (flag, field) in [("--email-verified", "emailVerified"), ("--private-email", "isPrivateEmail")] {
-            guard let v = parsed.value(flag) else { continue }
-            guard let b = ["true": true, "false": false][v.lowercased()] else { throw UsageError("\(flag) takes true or false, got '\(v)'") }
-            body[field] = .bool(b)
-        }
-        for (flag, field) in [("--ttl", "ttl"), ("--real-user-status", "realUserStatus")] {
-            guard let v = parsed.value(flag) else { continue }
-            guard let n = Int64(v) else { throw UsageError("\(flag) takes a whole number, got '\(v)'") }
-            body[field] = .integer(n)
-        }
-        var claims = JSONObject()
-        for claim in parsed.all("--claim") {
-            guard let eq = claim.firstIndex(of: "="), eq != claim.startIndex else {
-                throw UsageError("--claim takes key=value, e.g. --claim locale=fr or --claim 'roles=[\"admin\"]'; got '\(claim)'")
-            }
-            let key = String(claim[..<eq])
-            let text = String(claim[claim.index(after: eq)...])
-            claims[key] = (try? JSONValue.parse(text)) ?? .string(text)
-        }
-        if !claims.isEmpty { body["claims"] = .object(claims) }
-        do {
-            return try MintRequest(json: .object(body))
-        } catch {
-            throw UsageError(error.message)
-        }
-    }
-}
-
 enum KeysCommand {
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
         let sub = arguments.first
         let rest = Array(arguments.dropFirst())
         switch sub {
         case "list":
-            let options = UnderstudyCLI.settingOptions
-            if rest.contains("--help") {
+            let options = UnderstudyCLI.settingOptions(where: { $0 == "keys" })
+            if rest.contains("--help") || rest.contains("-h") {
                 output.out(helpText(overview: "List the signing keys: provider, kid, algorithm and RFC 7638 thumbprint.",
                                     usage: "understudy keys list [--keys <dir>] [--config <file>]", options: options))
                 return ExitCode.success
@@ -236,7 +172,7 @@ enum KeysCommand {
                     output.out("\(provider)\t\(kid)\t\(dir)/\(kid).pem\n")
                 }
             }
-            output.err("Use them with: understudy serve --keys \(out)\n")
+            Logger(output: output).info("use them with: understudy serve --keys \(out) (and understudy mint --keys \(out))")
             return ExitCode.success
         case "--help", "-h", nil:
             output.out(helpText(overview: "Manage signing keys.", usage: "understudy keys list|generate [<options>]",

@@ -1,4 +1,5 @@
 import UnderstudyJSON
+import UnderstudyMIME
 
 /// `otp`, `link`, `inbox` and `send`: the mail sink from the command line, talking to a running server.
 enum MailCommands {
@@ -25,12 +26,12 @@ enum MailCommands {
             options.insert(OptionSpec("--purpose", "P", "verify-email, magic-link, reset-password, unsubscribe or other."), at: 1)
         }
         let all = options + [OptionSpec("--config", "FILE", "Configuration file, to find the server's address.")]
-        if arguments.contains("--help") {
+        if arguments.contains("--help") || arguments.contains("-h") {
             output.out(helpText(overview: kind == "otp"
                                 ? "Print the newest one-time code sent to an address, waiting for it if needed."
                                 : "Print the newest link sent to an address, waiting for it if needed.",
                                 usage: "understudy \(kind) --to <addr> [--wait <seconds>] [--after <id>]" + (kind == "link" ? " [--purpose <p>]" : ""),
-                                options: all))
+                                options: all) + ExitCode.serverHelp)
             return ExitCode.success
         }
         let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy \(kind)")
@@ -41,11 +42,22 @@ enum MailCommands {
         guard let seconds = Int(wait), (0...300).contains(seconds) else { throw UsageError("--wait takes 0 to 300 seconds, got '\(wait)'") }
         var query = "to=\(URLEncoding.queryComponent(to))&wait=\(seconds)"
         if let after = parsed.value("--after") { query += "&after=\(URLEncoding.queryComponent(after))" }
-        if let purpose = parsed.value("--purpose") { query += "&purpose=\(URLEncoding.queryComponent(purpose))" }
+        let purpose = parsed.value("--purpose")
+        if let purpose { query += "&purpose=\(URLEncoding.queryComponent(purpose))" }
         let client = try server(parsed, environment: environment)
         let response = try client.get("/api/\(kind == "otp" ? "otp" : "links")?\(query)", readTimeout: seconds + 10)
+        let log = Logger(output: output)
         guard response.status == 200, let value = response.json?[kind == "otp" ? "code" : "url"]?.stringValue else {
-            output.err("error: \(problemMessage(response))\n")
+            if response.status == 404, response.json?["error"]?.stringValue == "nothing_arrived" {
+                // The API's message names its query parameter; the command has a flag.
+                let what = kind == "otp" ? "one-time code" : purpose.map { "\($0) link" } ?? "link"
+                log.error("no \(what) for \(to) arrived" + (seconds > 0 ? " within \(seconds) s" : "")
+                          + "; check the address, or wait longer with --wait SECONDS (at most 300)")
+            } else if response.status == 400 {
+                throw UsageError(problemMessage(response))
+            } else {
+                log.error(problemMessage(response))
+            }
             return ExitCode.failure
         }
         output.out(value + "\n")
@@ -60,9 +72,11 @@ enum MailCommands {
             OptionSpec("--json", nil, "Print the API's JSON instead of a table."),
             serverOption, OptionSpec("--config", "FILE", "Configuration file, to find the server's address."),
         ]
-        if arguments.contains("--help") {
-            output.out(helpText(overview: "List caught messages, newest first: id, time, recipient, codes, subject (tab-separated).",
-                                usage: "understudy inbox [--to <addr>] [--query <text>] [--limit <n>] [--json]", options: options))
+        if arguments.contains("--help") || arguments.contains("-h") {
+            output.out(helpText(overview: "List caught messages, newest first: id, time, recipient, codes, subject (tab-separated). "
+                                + "An empty inbox prints nothing and says so on standard error.",
+                                usage: "understudy inbox [--to <addr>] [--query <text>] [--limit <n>] [--json]", options: options)
+                       + ExitCode.serverHelp)
             return ExitCode.success
         }
         let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy inbox")
@@ -72,14 +86,20 @@ enum MailCommands {
         if let q = parsed.value("--query") { query += "&q=\(URLEncoding.queryComponent(q))" }
         let response = try server(parsed, environment: environment).get("/api/messages?\(query)")
         guard response.status == 200, let json = response.json else {
-            output.err("error: \(problemMessage(response))\n")
+            if response.status == 400 { throw UsageError(problemMessage(response)) }
+            Logger(output: output).error(problemMessage(response))
             return ExitCode.failure
         }
         if parsed.has("--json") {
             output.out(json.serialized() + "\n")
             return ExitCode.success
         }
-        for m in json["messages"]?.arrayValue ?? [] {
+        let messages = json["messages"]?.arrayValue ?? []
+        if messages.isEmpty {
+            Logger(output: output).info("no messages" + (parsed.value("--to").map { " to \($0)" } ?? "")
+                                        + (parsed.value("--query").map { " matching '\($0)'" } ?? ""))
+        }
+        for m in messages {
             let to = m["to"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ",") ?? ""
             let codes = m["codes"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ",") ?? ""
             let fields = [m["id"]?.stringValue ?? "", m["receivedAt"]?.stringValue ?? "", to, codes.isEmpty ? "-" : codes,
@@ -89,24 +109,65 @@ enum MailCommands {
         return ExitCode.success
     }
 
-    static func send(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
+    /// The most `send` reads from standard input; the sink refuses more than its configured size anyway.
+    static let maximumInput = 64 * 1024 * 1024
+
+    static func send(_ arguments: [String], environment: [String: String], output: CommandOutput,
+                     input: CommandInput) throws -> Int32 {
         let options = [
-            OptionSpec("--to", "ADDR", repeatable: true, "Recipient (repeat for several)."),
-            OptionSpec("--from", "ADDR", "Sender (default understudy@localhost)."),
+            OptionSpec("--to", "ADDR", repeatable: true, "Recipient (repeat for several; bare arguments are recipients too)."),
+            OptionSpec("--from", "ADDR", "Envelope sender and From (default: the message's From, else understudy@localhost)."),
+            OptionSpec("-f", "ADDR", "Same as --from (sendmail)."),
+            OptionSpec("-t", nil, "Also send to the To, Cc and Bcc addresses of the message on standard input (sendmail); Bcc is removed."),
+            OptionSpec("-i", nil, "Ignored (sendmail: a lone dot does not end the message; it never does here)."),
+            OptionSpec("-oi", nil, "Same as -i."),
             OptionSpec("--subject", "TEXT", "Subject (default: a test message)."),
-            OptionSpec("--body", "TEXT", "Plain-text body."),
+            OptionSpec("--body", "TEXT", "Plain-text body (default: standard input when it is not a terminal)."),
             OptionSpec("--smtp", "ADDR", "The sink's SMTP address (default: from the configuration)."),
             OptionSpec("--config", "FILE", "Configuration file, to find the SMTP address."),
         ]
-        if arguments.contains("--help") {
-            output.out(helpText(overview: "Send a test email to the sink over SMTP; prints the stored message's id.",
-                                usage: "understudy send --to <addr> [--subject <s>] [--body <b>]", options: options))
+        if arguments.contains("--help") || arguments.contains("-h") {
+            output.out(helpText(overview: "Send a test email to the sink over SMTP; prints the stored message's id. "
+                                + "Without --body it reads standard input when that is not a terminal: a whole RFC 5322 message "
+                                + "if it starts with headers, else the body (so give --body, or </dev/null, when standard input is a pipe "
+                                + "that never closes). With -t, -f, -i and -oi it stands in for sendmail.",
+                                usage: "understudy send --to <addr> [--subject <s>] [--body <b>] | understudy send [-t] [-f <addr>] [<addr>...] < message.eml",
+                                options: options) + ExitCode.serverHelp)
             return ExitCode.success
         }
         let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy send")
-        let to = parsed.all("--to")
-        guard !to.isEmpty, parsed.positionals.isEmpty else {
-            throw UsageError("name a recipient: understudy send --to alice@example.com --subject 'Your code is 123456'")
+        if parsed.has("--from") && parsed.has("-f") { throw UsageError("give the sender once, with --from or -f") }
+        var stdin: [UInt8] = []
+        if !parsed.has("--body") && !input.isTerminal {
+            stdin = try input.readAll(limit: maximumInput)
+        }
+        let headers = stdin.isEmpty ? nil : MessageHeaders(stdin)
+        var to = parsed.all("--to") + parsed.positionals
+        var message: [UInt8]
+        var from = parsed.value("--from") ?? parsed.value("-f")
+        if let headers {
+            if parsed.has("--subject") {
+                throw UsageError("the message on standard input has its own headers; drop --subject (or pipe just the body)")
+            }
+            if parsed.has("-t") {
+                for name in ["To", "Cc", "Bcc"] {
+                    to += headers.values(name).flatMap { MIMEAddress.parseList($0).map(\.address) }
+                }
+                message = headers.removing("Bcc")
+            } else {
+                message = stdin
+            }
+            if from == nil { from = headers.values("From").first.flatMap { MIMEAddress.parseList($0).first?.address } }
+        } else {
+            if parsed.has("-t") {
+                throw UsageError("-t takes the recipients from the message's To/Cc/Bcc headers, but standard input has no headers; "
+                                 + "pipe a whole message, or name the recipients with --to")
+            }
+            message = []
+        }
+        guard !to.isEmpty else {
+            throw UsageError("name a recipient: understudy send --to alice@example.com --subject 'Your code is 123456' "
+                             + "(or pipe a message with To: headers to understudy send -t)")
         }
         let smtp: String
         if let s = parsed.value("--smtp") {
@@ -117,14 +178,16 @@ enum MailCommands {
             smtp = try UnderstudyCLI.configuration(flags, environment: environment).smtp
         }
         guard let address = ListenAddress(smtp) else { throw UsageError("--smtp must be host:port, got '\(smtp)'") }
-        let from = parsed.value("--from") ?? "understudy@localhost"
-        for a in to + [from] where a.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "<" || $0 == ">" }) {
+        let sender = from ?? "understudy@localhost"
+        for a in to + [sender] where a.isEmpty || a.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "<" || $0 == ">" || $0 == " " }) {
             throw UsageError("'\(a)' is not a plain address; give it as user@example.com")
         }
-        let subject = parsed.value("--subject") ?? "Understudy test message"
-        let body = parsed.value("--body") ?? "This is a test message sent by `understudy send`."
-        let message = MessageBuilder.plainText(from: from, to: to, subject: subject, body: body, date: Application.milliseconds())
-        let reply = try SimpleSMTPClient(host: address.host, port: address.port).send(from: from, to: to, message: message)
+        if headers == nil {
+            let subject = parsed.value("--subject") ?? "Understudy test message"
+            let body = parsed.value("--body") ?? (stdin.isEmpty ? "This is a test message sent by `understudy send`." : String(decoding: stdin, as: UTF8.self))
+            message = MessageBuilder.plainText(from: sender, to: to, subject: subject, body: body, date: Application.milliseconds())
+        }
+        let reply = try SimpleSMTPClient(host: address.host, port: address.port).send(from: sender, to: to, message: message)
         // "2.0.0 Ok: queued as <id>": print the id alone.
         output.out((reply.split(separator: " ").last.map(String.init) ?? reply) + "\n")
         return ExitCode.success

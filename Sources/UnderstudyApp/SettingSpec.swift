@@ -32,10 +32,20 @@ struct SettingSpec: Sendable {
         "UNDERSTUDY_" + path.map { Self.kebab($0).replacingOccurrences("-", "_").uppercased() }.joined(separator: "_")
     }
 
+    /// `teamId` -> `team-id`; a run of capitals is one word: `publicURL` -> `public-url`,
+    /// `URLPath` -> `url-path` (the last capital of a run starts the next word when a lowercase follows).
     static func kebab(_ s: String) -> String {
+        let chars = Array(s)
         var out = ""
-        for c in s {
-            if c.isUppercase { out += "-" + c.lowercased() } else { out.append(c) }
+        for (i, c) in chars.enumerated() {
+            if c.isUppercase {
+                let afterLower = i > 0 && !chars[i - 1].isUppercase
+                let endsAcronym = i > 0 && chars[i - 1].isUppercase && i + 1 < chars.count && chars[i + 1].isLowercase
+                if afterLower || endsAcronym { out += "-" }
+                out += c.lowercased()
+            } else {
+                out.append(c)
+            }
         }
         return out
     }

@@ -14,13 +14,13 @@ struct SimpleHTTPClient {
     let host: String
     let port: Int
 
-    /// From `http://host:port` or `host:port`.
-    init(server: String) throws(BlockingSocket.Failure) {
+    /// From `http://host:port` or `host:port`; anything else is a usage error.
+    init(server: String) throws(UsageError) {
         var s = Substring(server)
         if s.hasPrefix("http://") { s = s.dropFirst(7) }
         while s.hasSuffix("/") { s = s.dropLast() }
         guard let address = ListenAddress(String(s)) else {
-            throw BlockingSocket.Failure(description: "--server must look like http://127.0.0.1:7080, got '\(server)'")
+            throw UsageError("--server must look like http://127.0.0.1:7080, got '\(server)'")
         }
         host = address.host
         port = address.port

@@ -5,6 +5,11 @@ struct SimpleSMTPClient {
 
     struct Reply { var code: Int; var lines: [String] }
 
+    /// The server answered, and said no (exit 1, unlike a server that cannot be reached).
+    struct Refusal: Error, CustomStringConvertible {
+        let description: String
+    }
+
     static func readReply(_ socket: BlockingSocket) throws -> Reply {
         var lines: [String] = []
         while true {
@@ -23,7 +28,7 @@ struct SimpleSMTPClient {
         func expect(_ code: Int, _ what: String) throws -> Reply {
             let reply = try Self.readReply(socket)
             guard reply.code == code else {
-                throw BlockingSocket.Failure(description: "SMTP \(what) refused: \(reply.code) \(reply.lines.joined(separator: " "))")
+                throw Refusal(description: "SMTP \(what) refused: \(reply.code) \(reply.lines.joined(separator: " "))")
             }
             return reply
         }

@@ -1,11 +1,23 @@
 /// The immutable form of `Router`. Unknown paths get a 404 problem; a known path with another method
 /// gets 405 with an `Allow` header; HEAD uses the GET route when there is no HEAD route (the server
-/// sends no body for HEAD).
+/// sends no body for HEAD). Both are written by the problem responder set for the path's prefix.
 public struct FrozenRouter: HTTPResponder {
     private let root: Router.Node
+    /// Longest prefix first.
+    private let problemResponders: [(segments: [String], responder: ProblemResponder)]
 
-    init(root: Router.Node) {
+    init(root: Router.Node, problemResponders: [(segments: [String], responder: ProblemResponder)] = []) {
         self.root = root
+        self.problemResponders = problemResponders
+    }
+
+    /// The responder for the router's own errors on a path (its decoded segments).
+    private func problem(for segments: [String]) -> ProblemResponder {
+        for entry in problemResponders where entry.segments.count <= segments.count
+            && zip(entry.segments, segments).allSatisfy({ $0 == $1 }) {
+            return entry.responder
+        }
+        return { HTTPResponse.problem($0, error: $1, message: $2) }
     }
 
     public func respond(to request: HTTPRequest) -> HTTPReply {
@@ -24,14 +36,15 @@ public struct FrozenRouter: HTTPResponder {
                                                         values: &values, allowed: &allowed) {
             return route.handler(request, parameters)
         }
+        let problem = problem(for: segments)
         if allowed.isEmpty {
-            return .response(.problem(.notFound, error: "not_found",
-                message: "no route for \(request.path); check the URL against the API documentation"))
+            return .response(problem(.notFound, "not_found",
+                "no route for \(request.path); check the URL against the API documentation"))
         }
         if allowed.contains(.get) { allowed.insert(.head) }
         let allow = allowed.map(\.rawValue).sorted().joined(separator: ", ")
-        var response = HTTPResponse.problem(.methodNotAllowed, error: "method_not_allowed",
-            message: "\(request.path) does not accept \(request.method); use one of: \(allow)")
+        var response = problem(.methodNotAllowed, "method_not_allowed",
+            "\(request.path) does not accept \(request.method); use one of: \(allow)")
         response.headers.add(name: "Allow", value: allow)
         return .response(response)
     }

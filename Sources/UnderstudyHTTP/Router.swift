@@ -1,5 +1,9 @@
 public typealias HTTPHandler = @Sendable (HTTPRequest, RouteParameters) -> HTTPReply
 
+/// Writes the router's own errors (404, 405) in a shape: `HTTPResponse.problem` by default, or a
+/// provider's OAuth shape for the paths it owns (see `Router.setProblemResponder(under:_:)`).
+public typealias ProblemResponder = @Sendable (_ status: HTTPStatus, _ error: String, _ message: String) -> HTTPResponse
+
 /// Routes built once at start-up, then frozen into an immutable responder (Hummingbird style).
 ///
 /// Patterns are paths whose segments are literals or `:name` parameters:
@@ -23,8 +27,20 @@ public struct Router: Sendable {
 
     private var root = Node()
     private var registered: [(method: HTTPMethod, pattern: String)] = []
+    private var problemResponders: [(segments: [String], responder: ProblemResponder)] = []
 
     public init() {}
+
+    /// Answers the router's own errors for paths under `prefix` (`/google`: `/google` and
+    /// `/google/...`) with `responder`; the longest matching prefix wins, other paths get
+    /// `HTTPResponse.problem`.
+    public mutating func setProblemResponder(under prefix: String, _ responder: @escaping ProblemResponder) {
+        precondition(prefix.utf8.first == UInt8(ascii: "/"), "problem prefix `\(prefix)` must start with /")
+        let segments = Router.segments(of: Substring(prefix).utf8).map(String.init).filter { !$0.isEmpty }
+        problemResponders.removeAll { $0.segments == segments }
+        problemResponders.append((segments: segments, responder: responder))
+        problemResponders.sort { $0.segments.count > $1.segments.count }
+    }
 
     /// Registers `handler` for `method` and `pattern`. A malformed or duplicate pattern is a
     /// programming error and traps at start-up.
@@ -47,7 +63,7 @@ public struct Router: Sendable {
     public var routes: [(method: HTTPMethod, pattern: String)] { registered }
 
     public func freeze() -> FrozenRouter {
-        FrozenRouter(root: root)
+        FrozenRouter(root: root, problemResponders: problemResponders)
     }
 
     private static func insert(_ route: Route, for method: HTTPMethod, at segments: ArraySlice<Substring>,

@@ -43,7 +43,7 @@ public struct MintRequest: Sendable, Hashable {
     /// Reads a request from JSON, naming the field in every error.
     public init(json: JSONValue) throws(MintError) {
         guard case .object(let object) = json else {
-            throw .invalidField("body", "the request body must be a JSON object, e.g. {\"aud\": \"com.example.app\", \"email\": \"alice@example.com\"}")
+            throw .invalidField("body", "must be a JSON object, e.g. {\"aud\": \"com.example.app\", \"email\": \"alice@example.com\"}")
         }
         for (key, value) in object {
             switch key {
@@ -98,7 +98,7 @@ public struct MintRequest: Sendable, Hashable {
             }
         }
         if nonce != nil && rawNonce != nil {
-            throw .invalidField("rawNonce", "give either nonce (copied as is) or rawNonce (hashed with SHA-256), not both")
+            throw .invalidField("rawNonce", "cannot be combined with nonce: give nonce (copied as is) or rawNonce (hashed with SHA-256), not both")
         }
     }
 }

@@ -44,7 +44,17 @@ public struct ProviderRoutes: Sendable {
         return out
     }
 
+    /// An error in the shape Google's and Apple's endpoints answer and OAuth clients read:
+    /// `{"error": "<code>", "error_description": "<text>"}`. Every error under `/apple` and
+    /// `/google` uses it (the router's 404 and 405 included); `/api` keeps `HTTPResponse.problem`.
+    public static func oauthProblem(_ status: HTTPStatus, error: String, description: String) -> HTTPResponse {
+        .json(["error": .string(error), "error_description": .string(description)], status: status)
+    }
+
     public func register(on router: inout Router) {
+        for prefix in ["/apple", "/google"] {
+            router.setProblemResponder(under: prefix) { Self.oauthProblem($0, error: $1, description: $2) }
+        }
         router.add(.get, "/apple/.well-known/openid-configuration") { [self] request, _ in
             .response(fixedDiscovery?.apple ?? .json(apple.discoveryDocument(baseURL: Self.baseURL(of: request))))
         }
@@ -92,7 +102,7 @@ public struct ProviderRoutes: Sendable {
     func tokenInfo(_ token: String?) -> HTTPResponse {
         guard let token, let info = google.tokenInfo(token, now: clock()) else {
             // Google's answer for a missing, malformed, expired or foreign token.
-            return .json(["error": "invalid_token", "error_description": "Invalid Value"], status: .badRequest)
+            return Self.oauthProblem(.badRequest, error: "invalid_token", description: "Invalid Value")
         }
         return .json(info)
     }

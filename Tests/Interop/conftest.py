@@ -3,11 +3,13 @@
 The binary is taken from $UNDERSTUDY_BIN, else .build/debug/understudy. Each test session gets one
 server with a temporary store; it is stopped with SIGTERM at the end (and must exit cleanly).
 """
+import json
 import os
 import pathlib
-import threading
 import signal
 import subprocess
+import tempfile
+import time
 
 import pytest
 
@@ -22,31 +24,28 @@ def binary() -> str:
 
 
 class Server:
-    def __init__(self, *extra: str):
+    """`understudy serve` on port 0; the bound addresses come from its --ready-file."""
+
+    def __init__(self, *extra: str, env=None):
+        self.ready_dir = tempfile.TemporaryDirectory()
+        self.ready_file = pathlib.Path(self.ready_dir.name) / "ready.json"
         self.proc = subprocess.Popen(
-            [binary(), "serve", "--http", "127.0.0.1:0", "--smtp", "127.0.0.1:0", *extra],
+            [binary(), "serve", "--http", "127.0.0.1:0", "--smtp", "127.0.0.1:0",
+             "--ready-file", str(self.ready_file), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/",
+            env={**os.environ, **(env or {})},
         )
-        self.http = None
-        self.smtp = None
-        # Blocking reads, with a watchdog that kills a server that never gets ready.
-        watchdog = threading.Timer(30, self.proc.kill)
-        watchdog.start()
-        lines = []
-        try:
-            for line in self.proc.stdout:
-                lines.append(line)
-                if " http listening on " in line:
-                    self.http = line.rsplit(" ", 1)[1].strip()
-                elif " smtp listening on " in line:
-                    self.smtp = line.rsplit(" ", 1)[1].strip()
-                elif " ready in " in line:
-                    break
-        finally:
-            watchdog.cancel()
-        if not (self.http and self.smtp):
-            self.proc.kill()
-            raise RuntimeError("server did not start:\n" + "".join(lines) + self.proc.stderr.read())
+        # The file appears once every listener is bound (written atomically); give up after 30 s.
+        deadline = time.monotonic() + 30
+        while not self.ready_file.exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.proc.kill()
+                out, err = self.proc.communicate()
+                raise RuntimeError("server did not start:\n" + out + err)
+            time.sleep(0.02)
+        self.ready = json.loads(self.ready_file.read_text())
+        self.http = "http://" + self.ready["http"]
+        self.smtp = self.ready["smtp"]
 
     @property
     def smtp_host_port(self):
@@ -56,10 +55,13 @@ class Server:
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(timeout=15)
+            self.stdout, self.stderr = self.proc.communicate(timeout=15)
+            return self.proc.returncode
         except subprocess.TimeoutExpired:
             self.proc.kill()
             raise
+        finally:
+            self.ready_dir.cleanup()
 
 
 @pytest.fixture(scope="session")

@@ -73,6 +73,72 @@ import UnderstudyJSON
         expectProblem(try client.request("DELETE", "/healthz"), 405, "")
     }
 
+    /// Provider paths answer errors as Google and Apple do, `error` + `error_description` (what OAuth
+    /// clients read); the admin API keeps `error` + `message`.
+    @Test func providerErrorsUseTheOAuthShape() throws {
+        let (app, client) = try Self.start()
+        defer { app.shutdown() }
+        for (r, status, code) in [(try client.get("/google/tokeninfo?id_token=abc"), 400, "invalid_token"),
+                                  (try client.get("/google/tokeninfo"), 400, "invalid_token"),
+                                  (try client.get("/google/nowhere"), 404, "not_found"),
+                                  (try client.get("/apple/auth/nowhere"), 404, "not_found"),
+                                  (try client.get("/apple"), 404, "not_found"),
+                                  (try client.request("DELETE", "/apple/auth/keys"), 405, "method_not_allowed"),
+                                  (try client.request("PUT", "/google/tokeninfo"), 405, "method_not_allowed")] {
+            #expect(r.status == status)
+            #expect(r.json?.objectValue?.keys.sorted() == ["error", "error_description"], "\(r.text)")
+            #expect(r.json?["error"]?.stringValue == code)
+            #expect(r.json?["error_description"]?.stringValue?.isEmpty == false)
+        }
+        for r in [try client.get("/api/nowhere"), try client.get("/googlenowhere"), try client.postJSON("/api/tokens/apple", ["ttl": "x"])] {
+            #expect(r.json?.objectValue?.keys.sorted() == ["error", "message"], "\(r.text)")
+        }
+    }
+
+    /// `--google-issuer`/`--apple-issuer` set to the local URL make discovery's issuer, the URL the
+    /// client fetched it under and the tokens' iss agree, as strict OIDC clients require.
+    @Test func issuerFlagsMakeDiscoveryAndTokensAgree() throws {
+        let google = "http://127.0.0.1:7080/google", apple = "http://127.0.0.1:7080/apple"
+        let (app, client) = try Self.start(["--google-issuer": google, "--apple-issuer": apple])
+        defer { app.shutdown() }
+        for (provider, issuer) in [("google", google), ("apple", apple)] {
+            let discovery = try client.get("/\(provider)/.well-known/openid-configuration")
+            #expect(discovery.json?["issuer"]?.stringValue == issuer)
+            let minted = try client.postJSON("/api/tokens/\(provider)", [:])
+            #expect(minted.json?["claims"]?["iss"]?.stringValue == issuer)
+            // Offline minting with the same flag agrees too.
+            let offline = runCLI(["mint", provider, "--\(provider)-issuer", issuer])
+            #expect(try JWS.decode(offline.out.trimmingSpaces()).claims?["iss"]?.stringValue == issuer)
+        }
+        // Without the flags, the real issuers.
+        let (plain, plainClient) = try Self.start()
+        defer { plain.shutdown() }
+        #expect(try plainClient.get("/google/.well-known/openid-configuration").json?["issuer"] == "https://accounts.google.com")
+    }
+
+    /// `mint --server URL` mints through the running server (its keys and issuer); an unreachable
+    /// server exits 69.
+    @Test func mintThroughTheServer() throws {
+        let dir = String(temporaryFile("x", "").dropLast(2)) + "/server-keys"
+        #expect(runCLI(["keys", "generate", "--out", dir]).status == 0)
+        let (app, _) = try Self.start(["--keys": dir, "--google-issuer": "https://issuer.example"])
+        let url = "http://\(app.httpAddresses[0])"
+        let r = runCLI(["mint", "google", "--server", url, "--email", "srv@example.com", "--json"])
+        #expect(r.status == 0, "\(r.err)")
+        let json = try JSONValue.parse(r.out.trimmingSpaces())
+        #expect(json["claims"]?["iss"] == "https://issuer.example")
+        #expect(json["claims"]?["email"] == "srv@example.com")
+        let kid = try #require(json["header"]?["kid"]?.stringValue)
+        #expect(FileIO.exists("\(dir)/google/\(kid).pem"))
+        #expect(r.err.contains("minted by the server at \(url): google key \(kid), iss https://issuer.example"))
+        let bad = runCLI(["mint", "google", "--server", url, "--kid", "nope"])
+        #expect(bad.status == 64 && bad.err.contains("kid nope"))
+        app.shutdown()
+        let gone = runCLI(["mint", "google", "--server", url])
+        #expect(gone.status == 69, "\(gone.err)")
+        #expect(gone.err.contains("is `understudy serve` running there?"))
+    }
+
     @Test func addressInUseIsAClearError() throws {
         let (app, _) = try Self.start()
         defer { app.shutdown() }

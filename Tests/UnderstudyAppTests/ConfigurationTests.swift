@@ -87,6 +87,19 @@ func temporaryFile(_ name: String, _ contents: String) -> String {
         let spec = SettingSpec("google.webClientId", .string, "x")
         #expect(spec.flag == "--google-web-client-id")
         #expect(spec.environmentVariable == "UNDERSTUDY_GOOGLE_WEB_CLIENT_ID")
+        // A run of capitals is one word, wherever it stands.
+        for (key, flag, variable) in [("publicURL", "--public-url", "UNDERSTUDY_PUBLIC_URL"),
+                                      ("mail.smtpURLPath", "--mail-smtp-url-path", "UNDERSTUDY_MAIL_SMTP_URL_PATH"),
+                                      ("apple.teamId", "--apple-team-id", "UNDERSTUDY_APPLE_TEAM_ID")] {
+            let s = SettingSpec(key, .string, "x")
+            #expect(s.flag == flag)
+            #expect(s.environmentVariable == variable)
+        }
+        #expect(Configuration.spec(forFlag: "--public-url")?.key == "publicURL")
+        #expect(throws: Never.self) {
+            let c = try Configuration.load(configFile: nil, environment: ["UNDERSTUDY_PUBLIC_URL": "http://a:1"], flags: [:])
+            #expect(c.publicURL == "http://a:1")
+        }
         // Every flag and variable is unique.
         #expect(Set(Configuration.settings.map(\.flag)).count == Configuration.settings.count)
     }

@@ -176,6 +176,57 @@ import Glibc
         #expect(runCLI(["otp", "--to", "x@y", "--wait", "9999"]).status == 64)
     }
 
+    /// otp exits 1 when nothing arrived (naming --wait, not the API's wait=), 69 when the server
+    /// cannot be reached; an empty inbox says so on stderr.
+    @Test func cliExitStatusesAndEmptyInbox() throws {
+        let (app, _, _) = try Self.start()
+        let server = "http://\(app.httpAddresses[0])"
+        let missing = runCLI(["otp", "--server", server, "--to", "nobody@example.com", "--wait", "1"])
+        #expect(missing.status == 1)
+        #expect(missing.err.contains("no one-time code for nobody@example.com arrived within 1 s"), "\(missing.err)")
+        #expect(missing.err.contains("--wait SECONDS") && !missing.err.contains("wait=SECONDS"), "\(missing.err)")
+        let link = runCLI(["link", "--server", server, "--to", "nobody@example.com", "--purpose", "magic-link"])
+        #expect(link.status == 1 && link.err.contains("no magic-link link") && link.err.contains("--wait SECONDS"))
+        let empty = runCLI(["inbox", "--server", server, "--to", "nobody@example.com"])
+        #expect(empty.status == 0 && empty.out.isEmpty)
+        #expect(empty.err == "understudy: info: no messages to nobody@example.com\n")
+        app.shutdown()
+        for command in [["otp", "--to", "a@b"], ["link", "--to", "a@b"], ["inbox"]] {
+            let r = runCLI(command + ["--server", server])
+            #expect(r.status == 69, "\(command): \(r.err)")
+            #expect(r.err.hasPrefix("understudy: error: cannot connect to"), "\(r.err)")
+        }
+        let send = runCLI(["send", "--smtp", app.smtpAddress, "--to", "a@b"])
+        #expect(send.status == 69, "\(send.err)")
+    }
+
+    /// `send` reads standard input: a whole message with -t (recipients from To/Cc/Bcc, Bcc removed)
+    /// and -f, or a bare body; sendmail's -i/-oi are accepted.
+    @Test func sendReadsStandardInputLikeSendmail() throws {
+        let (app, http, _) = try Self.start()
+        defer { app.shutdown() }
+        let message = "From: App <app@example.com>\nTo: Dana <dana@example.com>\nCc: eve@example.com\n"
+            + "Bcc: frank@example.com\nSubject: Your code\n  is here\n\nYour verification code is 271828.\n"
+        let sent = runCLI(["send", "--smtp", app.smtpAddress, "-t", "-i", "-oi", "-f", "bounce@example.com"],
+                          stdin: Array(message.utf8))
+        #expect(sent.status == 0, "\(sent.err)")
+        let id = sent.out.trimmingSpaces()
+        for who in ["dana@example.com", "eve@example.com", "frank@example.com"] {
+            let otp = runCLI(["otp", "--server", app.httpAddresses[0], "--to", who])
+            #expect(otp.out == "271828\n", "\(who): \(otp.err)")
+        }
+        let raw = try http.get("/api/messages/\(id)/raw").text
+        #expect(raw.contains("Subject: Your code\r\n  is here") && !raw.contains("Bcc") && !raw.contains("frank"))
+        // A bare body, recipients as arguments (sendmail's shape).
+        let body = runCLI(["send", "--smtp", app.smtpAddress, "--subject", "Piped", "gina@example.com"],
+                          stdin: Array("Tu código es 161803\n".utf8))
+        #expect(body.status == 0, "\(body.err)")
+        #expect(runCLI(["otp", "--server", app.httpAddresses[0], "--to", "gina@example.com"]).out == "161803\n")
+        // Headers on stdin and --subject disagree: a usage error, nothing sent.
+        let both = runCLI(["send", "--smtp", app.smtpAddress, "--to", "h@example.com", "--subject", "x"], stdin: Array(message.utf8))
+        #expect(both.status == 64 && both.err.contains("drop --subject"))
+    }
+
     @Test func smtpSizeLimitAndAuthFromConfiguration() throws {
         let configuration = try Configuration.load(configFile: nil, environment: [:], flags: [
             "--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--mail-max-message-size": "2048",

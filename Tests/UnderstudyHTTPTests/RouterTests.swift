@@ -116,6 +116,39 @@ import UnderstudyJSON
         #expect(!text.contains("keys"))
     }
 
+    /// A prefix's problem responder writes the router's own 404 and 405 under it, the longest prefix
+    /// winning; other paths keep the default problem shape.
+    @Test func problemResponderPerPrefix() throws {
+        var router = Router()
+        router.add(.get, "/google/tokeninfo", RouterTests.named("tokeninfo"))
+        router.add(.get, "/api/messages", RouterTests.named("list"))
+        router.setProblemResponder(under: "/google") { status, error, message in
+            .json(["error": .string(error), "error_description": .string(message)], status: status)
+        }
+        router.setProblemResponder(under: "/google/deep") { status, _, _ in .text("deep", status: status) }
+        let frozen = router.freeze()
+        func reply(_ method: HTTPMethod, _ target: String) -> HTTPResponse {
+            guard case .response(let r) = frozen.respond(to: HTTPRequest(method: method, target: target)) else {
+                return HTTPResponse(status: .internalServerError)
+            }
+            return r
+        }
+        for (method, target, status) in [(HTTPMethod.get, "/google/nowhere", HTTPStatus.notFound),
+                                          (.get, "/google", .notFound), (.delete, "/google/tokeninfo", .methodNotAllowed)] {
+            let r = reply(method, target)
+            #expect(r.status == status, "\(target)")
+            let body = try JSONValue.parse(r.body)
+            #expect(body.objectValue?.keys.sorted() == ["error", "error_description"], "\(target)")
+            #expect(body["error_description"]?.stringValue?.isEmpty == false)
+        }
+        #expect(reply(.delete, "/google/tokeninfo").headers["Allow"] == "GET, HEAD")
+        #expect(String(decoding: reply(.get, "/google/deep/x").body, as: UTF8.self) == "deep")
+        for target in ["/googlex", "/api/nowhere", "/nowhere"] {
+            let body = try JSONValue.parse(reply(.get, target).body)
+            #expect(body.objectValue?.keys.sorted() == ["error", "message"], "\(target)")
+        }
+    }
+
     @Test func routesAreListedInRegistrationOrder() {
         var router = Router()
         router.add(.get, "/a", RouterTests.named("a"))
