@@ -61,14 +61,15 @@ let package = Package(
         // MARK: Application assembly and executables
         .target(name: "UnderstudyApp",
                 dependencies: ["UnderstudyHTTPServer", "UnderstudySMTPServer", "UnderstudyProviders",
-                               "UnderstudyInbox", "UnderstudyJOSE", "UnderstudyJSON"],
+                               "UnderstudyInbox", "UnderstudyJOSE", "UnderstudyJSON",
+                               "UnderstudyTLS", "UnderstudyTLSTransport", "UnderstudyCA"],
                 path: "Sources/UnderstudyApp"),
         .executableTarget(name: "understudy", dependencies: ["UnderstudyApp"], path: "Sources/understudy"),
 
         // MARK: Tests, one per module
         // Shared by the live tests of the I/O layer and the two servers: a blocking socket client
         // and small concurrency helpers. Not part of any product.
-        .target(name: "UnderstudyTestSupport", dependencies: ["UnderstudyIO"], path: "Tests/UnderstudyTestSupport"),
+        .target(name: "UnderstudyTestSupport", dependencies: ["UnderstudyIO", "UnderstudyTLS"], path: "Tests/UnderstudyTestSupport"),
         .testTarget(name: "UnderstudyJSONTests", dependencies: ["UnderstudyJSON"]),
         .testTarget(name: "UnderstudyIOTests", dependencies: ["UnderstudyIO", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyHTTPTests", dependencies: ["UnderstudyHTTP", "UnderstudyJSON"]),
@@ -82,7 +83,8 @@ let package = Package(
         .testTarget(name: "UnderstudyProvidersTests", dependencies: ["UnderstudyProviders", "UnderstudyJOSE", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyInboxTests", dependencies: ["UnderstudyInbox", "UnderstudyHTTP"]),
         .testTarget(name: "UnderstudyAppTests",
-                    dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON"]),
+                    dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON",
+                                   "UnderstudyTLS", "UnderstudyCA", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyTLSTests", dependencies: ["UnderstudyTLS", "COpenSSL", "CShims"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UnderstudyTLSTransportTests",
                     dependencies: ["UnderstudyTLSTransport", "UnderstudyTLS", "UnderstudyCA", "UnderstudyTestSupport"]),

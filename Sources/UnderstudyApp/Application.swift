@@ -10,6 +10,9 @@ import UnderstudyProviders
 import UnderstudySMTP
 import UnderstudySMTPServer
 import UnderstudyStore
+import UnderstudyCA
+import UnderstudyTLS
+import UnderstudyTLSTransport
 
 /// The running server: event loops, the HTTP listener with every route, and the mail sink.
 /// `serve` runs one; live tests start one in-process on port 0.
@@ -19,11 +22,17 @@ public final class Application: Sendable {
     /// Runs SQLite reads, searches and RSA signing, so loop threads only parse, route and write.
     let workers: WorkerPool
     let http: HTTPServer
+    /// The provider hosts over TLS (nil when `https` is off).
+    let https: HTTPServer?
     let smtp: SMTPServer
+    /// The local CA the HTTPS certificates come from (nil when nothing uses TLS).
+    public let certificateAuthority: CertificateAuthority?
     public let inbox: Inbox
     /// Bound addresses, e.g. `127.0.0.1:7080` (the real port when 0 was asked for).
     public let httpAddresses: [String]
     public let smtpAddress: String
+    /// The bound HTTPS address, when HTTPS is on.
+    public let httpsAddress: String?
 
     /// Builds every part, binds every listener and starts serving. Errors say what to change.
     public init(configuration: Configuration, clock: @escaping UnixClock = systemUnixClock) throws {
@@ -34,6 +43,15 @@ public final class Application: Sendable {
         guard let smtpAddress = ListenAddress(configuration.smtp) else {
             throw ConfigurationError.invalid("smtp", "must be host:port, got '\(configuration.smtp)'")
         }
+        var httpsAddress: ListenAddress?
+        if let https = configuration.https {
+            guard let address = ListenAddress(https) else {
+                throw ConfigurationError.invalid("https", "must be host:port, got '\(https)'")
+            }
+            httpsAddress = address
+        }
+        let authority = try httpsAddress.map { _ in try Self.openAuthority(configuration) }
+        self.certificateAuthority = authority
         let store: MessageStore
         do {
             store = try MessageStore(location: configuration.dataPath.map { .file($0) } ?? .temporary,
@@ -58,7 +76,18 @@ public final class Application: Sendable {
         serverConfiguration.threads = group.loops.count
         let workers = WorkerPool(threads: max(2, group.loops.count))
         serverConfiguration.workers = workers
-        let http = HTTPServer(configuration: serverConfiguration, responder: router.freeze(), group: group)
+        let responder = VirtualHosts(next: router.freeze())
+        let tlsLayer = try authority.map { try Self.tlsLayer($0) }
+        serverConfiguration.connect = ConnectPolicy(tls: tlsLayer).decide
+        let http = HTTPServer(configuration: serverConfiguration, responder: responder, group: group)
+        var https: HTTPServer?
+        if let httpsAddress, let tlsLayer {
+            var tls = serverConfiguration
+            tls.addresses = [.init(host: httpsAddress.host, port: httpsAddress.port)]
+            tls.connectionLayer = tlsLayer
+            tls.connect = nil
+            https = HTTPServer(configuration: tls, responder: responder, group: group)
+        }
 
         var session = SMTPConfiguration(hostname: "understudy.localhost")
         session.maxMessageSize = configuration.mail.maxMessageSize
@@ -77,8 +106,18 @@ public final class Application: Sendable {
             throw StartupError("cannot listen for HTTP on \(configuration.http): \(error); choose another address with --http HOST:PORT (port 0 picks a free one)")
         }
         do {
+            self.httpsAddress = try https?.start().first?.description
+        } catch {
+            http.shutdown()
+            group.shutdownGracefully(timeout: .seconds(1))
+            workers.shutdown()
+            store.close()
+            throw StartupError("cannot listen for HTTPS on \(configuration.https ?? ""): \(error); choose another address with --https HOST:PORT (port 0 picks a free one), or turn HTTPS off with --https null")
+        }
+        do {
             self.smtpAddress = try smtp.start().description
         } catch {
+            https?.shutdown()
             http.shutdown()
             group.shutdownGracefully(timeout: .seconds(1))
             workers.shutdown()
@@ -88,12 +127,14 @@ public final class Application: Sendable {
         self.group = group
         self.workers = workers
         self.http = http
+        self.https = https
         self.smtp = smtp
     }
 
     /// Stops accepting, lets in-flight requests and sessions finish, joins the loop threads, and
     /// closes the store (a temporary store is deleted).
     public func shutdown() {
+        https?.shutdown()
         http.shutdown()
         smtp.shutdown()
         group.shutdownGracefully(timeout: .seconds(5))
@@ -101,11 +142,50 @@ public final class Application: Sendable {
         inbox.close()
     }
 
+    /// The CA in `--ca DIR`, else in the user's data directory, made there on first use.
+    static func openAuthority(_ configuration: Configuration) throws -> CertificateAuthority {
+        guard let directory = configuration.caDirectory else {
+            throw StartupError("no folder for the local CA: neither XDG_DATA_HOME nor HOME is set; name one with --ca DIR, or turn HTTPS off with --https null")
+        }
+        do {
+            return try CertificateAuthority(directory: directory)
+        } catch {
+            throw StartupError("cannot open the local CA: \(error)")
+        }
+    }
+
+    /// TLS under every HTTPS connection: leaves from the CA chosen by the client's server name, a
+    /// 10 s handshake timeout, at most 256 handshakes at once, failures logged with the peer.
+    static func tlsLayer(_ authority: CertificateAuthority) throws -> ConnectionLayer {
+        let context: TLSContext
+        do {
+            context = try TLSContext(configuration: authority.serverConfiguration())
+        } catch {
+            throw StartupError("cannot set up TLS: \(error)")
+        }
+        let limiter = TLSHandshakeLimiter(limit: 256)
+        return ConnectionLayer { upper in
+            do {
+                return try TLSTransport(context: context, upper: upper, handshakeTimeout: .seconds(10), limiter: limiter,
+                                        onFailure: { failure in Logger(output: StandardOutput()).warning(failure.description) })
+            } catch {
+                Logger(output: StandardOutput()).error("TLS: cannot start a connection: \(error)")
+                return RefusedConnection()
+            }
+        }
+    }
+
     static func milliseconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
+}
+
+/// What a connection gets when its TLS layer could not be made: closed at once.
+private final class RefusedConnection: ConnectionHandler {
+    func connectionActive(_ connection: any Transport) { connection.closeNow() }
+    func connection(_ connection: any Transport, received bytes: UnsafeRawBufferPointer) {}
 }
 
 /// A start-up failure with a message that says what to change.

@@ -1,3 +1,4 @@
+import UnderstudyCA
 import UnderstudyJSON
 import UnderstudyProviders
 
@@ -20,6 +21,10 @@ public struct Configuration: Sendable {
     public var publicURL: String?
     public var keysDirectory: String?
     public var threads: Int?
+    /// HTTPS listen address (the provider hosts over TLS, certificates from the local CA); nil: off.
+    public var https: String? = "127.0.0.1:7443"
+    /// The local CA's directory; nil: the user's data directory (`CertificateAuthority.defaultDirectory`).
+    public var caDirectory: String?
     public var providers = ProviderSettings()
     public var mail = MailSettings()
 
@@ -30,6 +35,8 @@ public struct Configuration: Sendable {
         SettingSpec("publicURL", .string, nullable: true, "base URL written into discovery documents; default http://<Host of each request>"),
         SettingSpec("keys", .string, nullable: true, "folder of signing keys (apple/<kid>.pem, google/<kid>.pem); default the embedded development keys"),
         SettingSpec("threads", .integer(1...256), nullable: true, "event loop threads; default one per core"),
+        SettingSpec("https", .string, nullable: true, "HTTPS listen address, host:port: Apple's and Google's hosts over TLS with certificates from the local CA; null turns it off"),
+        SettingSpec("ca", .string, nullable: true, "folder of the local CA (made there on first use); default $XDG_DATA_HOME/understudy/ca or ~/.local/share/understudy/ca"),
         SettingSpec("identitySeed", .string, "seed from which stable subjects are derived"),
         SettingSpec("apple.issuer", .string, "iss of Apple tokens and discovery"),
         SettingSpec("apple.teamId", .string, "Apple team id"),
@@ -82,7 +89,11 @@ public struct Configuration: Sendable {
             }
             set(&tree, spec.path, try spec.parse(text, source: flag))
         }
-        return try decode(tree)
+        var configuration = try decode(tree)
+        if configuration.caDirectory == nil {
+            configuration.caDirectory = CertificateAuthority.defaultDirectory(environment: environment)
+        }
+        return configuration
     }
 
     /// Copies a file's members onto the tree, refusing unknown keys and wrong types.
@@ -138,6 +149,11 @@ public struct Configuration: Sendable {
         c.publicURL = optional("publicURL")
         c.keysDirectory = optional("keys")
         c.threads = get(tree, "threads").intValue.map { Int($0) }
+        c.https = optional("https")
+        if let https = c.https, ListenAddress(https) == nil {
+            throw .invalid("https", "must be host:port, e.g. 127.0.0.1:7443, or null to turn HTTPS off, got '\(https)'")
+        }
+        c.caDirectory = optional("ca")
 
         var p = ProviderSettings()
         p.identitySeed = string("identitySeed")

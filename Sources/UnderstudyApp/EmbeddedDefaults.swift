@@ -9,6 +9,8 @@ enum EmbeddedDefaults {
   "publicURL": null,
   "keys": null,
   "threads": null,
+  "https": "127.0.0.1:7443",
+  "ca": null,
   "identitySeed": "understudy-development-seed",
   "apple": {
     "issuer": "https://appleid.apple.com",

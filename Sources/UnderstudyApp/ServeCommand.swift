@@ -6,7 +6,7 @@ import UnderstudyJSON
 
 enum ServeCommand {
     static let readyFileOption = OptionSpec("--ready-file", "FILE",
-        "Once every listener is bound, write {\"http\": ADDR, \"smtp\": ADDR, \"pid\": N} to FILE (atomically; removed at exit).")
+        "Once every listener is bound, write {\"http\": ADDR, \"smtp\": ADDR, \"https\": ADDR, \"ca\": PEM path, \"pid\": N} to FILE (atomically; removed at exit; https and ca only when HTTPS is on).")
 
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
         let started = monotonicNanoseconds()
@@ -29,12 +29,19 @@ enum ServeCommand {
         let app = try Application(configuration: configuration)
         let log = Logger(output: output)
         for address in app.httpAddresses { log.info("http listening on http://\(address)") }
+        if let https = app.httpsAddress, let ca = app.certificateAuthority {
+            log.info("https listening on https://\(https) as \(VirtualHosts.hosts.joined(separator: ", ")) and localhost")
+            log.info("local CA \(ca.certificatePath)\(ca.wasCreated ? " (made now)" : ""): trust it to reach the HTTPS port; see `understudy ca`")
+        }
         log.info("smtp listening on \(app.smtpAddress)")
         log.info("inbox store \(configuration.dataPath ?? "temporary (removed at exit; keep one with --data PATH)")")
         let readyFile = parsed.value("--ready-file")
         if let readyFile {
-            let ready: JSONValue = ["http": .string(app.httpAddresses.first ?? ""), "smtp": .string(app.smtpAddress),
-                                    "pid": .integer(Int64(getpid()))]
+            var fields: [(String, JSONValue)] = [("http", .string(app.httpAddresses.first ?? "")), ("smtp", .string(app.smtpAddress))]
+            if let https = app.httpsAddress { fields.append(("https", .string(https))) }
+            if let ca = app.certificateAuthority { fields.append(("ca", .string(ca.certificatePath))) }
+            fields.append(("pid", .integer(Int64(getpid()))))
+            let ready = JSONValue.object(JSONObject(fields))
             do {
                 try FileIO.write(ready.serializedBytes() + [10], to: readyFile)
             } catch {

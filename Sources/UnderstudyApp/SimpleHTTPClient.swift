@@ -31,7 +31,11 @@ struct SimpleHTTPClient {
         let socket = try BlockingSocket(host: host, port: port)
         defer { socket.close() }
         socket.setReadTimeout(readTimeout)
-        var text = "\(method) \(target) HTTP/1.1\r\nHost: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\nConnection: close\r\n"
+        var text = "\(method) \(target) HTTP/1.1\r\n"
+        if !headers.contains(where: { $0.0.lowercased() == "host" }) {   // a caller's Host replaces ours
+            text += "Host: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\n"
+        }
+        text += "Connection: close\r\n"
         for (k, v) in headers { text += "\(k): \(v)\r\n" }
         if !body.isEmpty || method == "POST" || method == "PUT" { text += "Content-Length: \(body.count)\r\n" }
         text += "\r\n"

@@ -15,6 +15,9 @@ public struct HTTPRequest: Sendable {
     /// Whether the connection stays open after this request: HTTP/1.1 unless `Connection: close`,
     /// HTTP/1.0 only with `Connection: keep-alive`.
     public var keepAlive: Bool
+    /// How the request reached the server (TLS, server name, peer, the host it was routed as),
+    /// filled in by the server and by host routing.
+    public var context = HTTPRequestContext()
 
     /// Parses `path` and `query` from `target`. A path with an invalid escape is kept as written
     /// (the parser rejects such requests with 400 before they get here).

@@ -4,7 +4,9 @@
 /// - Lines end with CRLF; a bare LF is tolerated (RFC 9112 §2.2 allows it), a bare CR is a 400.
 ///   Empty lines before a request line are ignored (§2.2).
 /// - Request line: `method SP request-target SP HTTP-version` with single spaces. Targets in
-///   origin-form, absolute-form (http/https) and asterisk-form (OPTIONS only); CONNECT is 501.
+///   origin-form, absolute-form (http/https) and asterisk-form (OPTIONS only); CONNECT takes the
+///   authority form `host:port` only, has no body, and ends parsing: what follows its head belongs
+///   to the tunnel (`takeTunnelBytes()`).
 ///   HTTP/1.0 and HTTP/1.1 only, any other well-formed version is 505. The path is percent-decoded
 ///   (an invalid escape or non-UTF-8 result is 400); the query is form-decoded leniently.
 /// - Header fields: obs-fold (a line starting with whitespace) is 400, whitespace before the colon
@@ -29,6 +31,8 @@ public struct HTTPRequestParser: Sendable {
         case chunkData(remaining: Int)
         case chunkDataEnd
         case trailers
+        /// After a CONNECT: bytes are the tunnel's, kept for `takeTunnelBytes()`.
+        case tunnel
         case closed
     }
 
@@ -66,7 +70,7 @@ public struct HTTPRequestParser: Sendable {
     /// Bytes of an unfinished request are buffered (a header-read timeout applies, not the idle one).
     public var hasPartialRequest: Bool {
         switch state {
-        case .closed: false
+        case .closed, .tunnel: false
         case .head: requestLine != nil || readIndex < buffer.count
         default: true
         }
@@ -90,7 +94,7 @@ public struct HTTPRequestParser: Sendable {
     public mutating func next() -> HTTPParserEvent? {
         while true {
             switch state {
-            case .closed:
+            case .closed, .tunnel:
                 return nil
 
             case .head:
@@ -254,10 +258,15 @@ public struct HTTPRequestParser: Sendable {
         }
         let method = HTTPMethod(rawValue: String(decoding: methodBytes, as: UTF8.self))
         let target = String(decoding: targetBytes, as: UTF8.self)
-        if method == .connect {
-            return .failure(.unsupportedMethod(method.rawValue))
-        }
         let parts = RequestTargetParts(target)
+        if method == .connect {
+            guard parts.form == .authority, Self.isHostAndPort(targetBytes) else {
+                return .failure(.invalidTarget(
+                    "CONNECT needs an authority-form target `host:port`, got `\(excerpt(targetBytes))`; "
+                    + "send e.g. `CONNECT appleid.apple.com:443`"))
+            }
+            return .success(RequestLine(method: method, target: target, version: version, path: target, query: []))
+        }
         switch parts.form {
         case .origin, .absolute:
             break
@@ -325,6 +334,14 @@ public struct HTTPRequestParser: Sendable {
         }
         if hosts > 1 { return fail(.duplicateHost) }
         if hosts == 0 && line.version == .http1_1 { return fail(.missingHost) }
+
+        if line.method == .connect {
+            // No content (RFC 9110 §9.3.6): whatever follows the head is the tunnel's.
+            keepAlive = true
+            let event = emit()
+            state = .tunnel
+            return event
+        }
 
         var chunked = false
         var contentLength = 0
@@ -412,6 +429,27 @@ public struct HTTPRequestParser: Sendable {
             return .failure(.bodyTooLarge(limit: limits.maxBodyBytes))
         }
         return .success(size)
+    }
+
+    // MARK: Tunnels
+
+    /// After a CONNECT request: the bytes received past its head (a TLS ClientHello the client sent
+    /// without waiting for the 200), which now belong to the tunnel. Empty otherwise.
+    public mutating func takeTunnelBytes() -> [UInt8] {
+        guard case .tunnel = state else { return [] }
+        let bytes = Array(buffer[readIndex...])
+        close()
+        return bytes
+    }
+
+    /// `host:port` or `[v6]:port`, with a port of 1 to 5 digits.
+    private static func isHostAndPort(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard let colon = bytes.lastIndex(of: ASCII.colon) else { return false }
+        let port = bytes[(colon + 1)...]
+        let host = bytes[..<colon]
+        guard (1...5).contains(port.count), port.allSatisfy(ASCII.isDigit), !host.isEmpty else { return false }
+        if host.first == UInt8(ascii: "[") { return host.last == UInt8(ascii: "]") && host.count > 2 }
+        return host.allSatisfy { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "@") && $0 != ASCII.colon }
     }
 
     // MARK: Results

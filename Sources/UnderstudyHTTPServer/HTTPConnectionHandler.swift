@@ -21,6 +21,8 @@ final class HTTPConnectionHandler: ConnectionHandler {
     private let responder: any HTTPResponder
     private var parser: HTTPRequestParser
     private var connection: (any Transport)?
+    /// What every request on this connection is told about how it arrived.
+    private var context = HTTPRequestContext()
     private var slots: [Slot] = []
     /// The last reply is queued (Connection: close, or a parse error): read no more requests.
     private var closing = false
@@ -42,6 +44,9 @@ final class HTTPConnectionHandler: ConnectionHandler {
 
     func connectionActive(_ connection: any Transport) {
         self.connection = connection
+        let security = connection.security
+        context = HTTPRequestContext(isTLS: security.isTLS, serverName: security.serverName,
+                                     peer: connection.remoteAddress.description)
         setTimeout(.request)   // the first request must arrive within the header-read timeout
     }
 
@@ -111,6 +116,12 @@ final class HTTPConnectionHandler: ConnectionHandler {
 
     private func handle(_ request: HTTPRequest) {
         guard let connection else { return }
+        var request = request
+        request.context = context
+        if request.method == .connect {
+            handleConnect(request)
+            return
+        }
         let keepAlive = request.keepAlive && !quiescing && !inputClosed
         if !keepAlive { closing = true }
         let reply = responder.respond(to: request)
@@ -137,6 +148,45 @@ final class HTTPConnectionHandler: ConnectionHandler {
             writeReadySlots()
             start(body)
         }
+    }
+
+    // MARK: CONNECT
+
+    private static let connectEstablished = Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)
+
+    /// A CONNECT is the last request of a connection: refused (and closed), or answered 200 and the
+    /// connection handed to what serves the tunnel, with any bytes the client sent after the head.
+    private func handleConnect(_ request: HTTPRequest) {
+        guard let connection else { return }
+        closing = true
+        func refuse(_ response: HTTPResponse) {
+            enqueue(HTTPSerializer.serialize(response, requestMethod: .connect, keepAlive: false), closeAfter: true)
+        }
+        guard let decide = configuration.connect else {
+            return refuse(.problem(.notImplemented, error: "not_a_proxy",
+                                   message: "this server does not accept CONNECT; send requests to it directly"))
+        }
+        guard slots.isEmpty else {
+            return refuse(.problem(.badRequest, error: "connect_pipelined",
+                                   message: "CONNECT must not follow other requests on the same connection; send it first"))
+        }
+        let next: any ConnectionHandler
+        switch decide(request) {
+        case .refuse(let response):
+            return refuse(response)
+        case .serve(let layer):
+            var inner = configuration
+            inner.connect = nil   // no CONNECT inside a tunnel
+            next = layer.wrap(HTTPConnectionHandler(configuration: inner, responder: responder))
+        case .handOff(let make):
+            next = make()
+        }
+        connection.write(Self.connectEstablished)
+        let tunnelBytes = parser.takeTunnelBytes()
+        // The connection is the tunnel's from here: this handler lets go of it.
+        self.connection = nil
+        timeout = .none
+        connection.replaceHandler(with: next, replaying: tunnelBytes)
     }
 
     /// Writes `bytes` now if nothing is queued ahead of it, else queues it in order.

@@ -59,7 +59,10 @@ public final class HTTPServer: Sendable {
                                 + "retry later or reuse a kept-alive connection")
                         connection.write(HTTPSerializer.serialize(response, requestMethod: .get, keepAlive: false))
                     },
-                    makeHandler: { _ in HTTPConnectionHandler(configuration: configuration, responder: responder) })
+                    makeHandler: { _ in
+                        let http = HTTPConnectionHandler(configuration: configuration, responder: responder)
+                        return configuration.connectionLayer?.wrap(http) ?? http
+                    })
                 bound.append(try tcp.start())
                 servers.append(tcp)
             }

@@ -28,6 +28,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// Where `HTTPReply.blocking` work runs. Nil runs it where it is asked for (on the loop): only
     /// for tests and tools that have nothing slow to run.
     public var workers: WorkerPool? = nil
+    /// Put under every connection's HTTP handler (TLS, for an HTTPS listener). Nil: plain HTTP.
+    public var connectionLayer: ConnectionLayer? = nil
+    /// Decides each CONNECT request. Nil: CONNECT is answered 501 (not a proxy).
+    public var connect: (@Sendable (HTTPRequest) -> HTTPConnectDecision)? = nil
     /// How long `shutdown()` lets in-flight requests finish before closing what remains.
     public var shutdownTimeout: Duration
     /// Responses a connection may have queued (pipelined requests not answered yet) before the

@@ -15,9 +15,17 @@ public struct AppleProvider: Sendable {
     }
 
     /// The discovery document with endpoints under `baseURL` (Understudy's own address).
+    /// Discovery for the path-routed endpoints under `<baseURL>/apple`.
     public func discoveryDocument(baseURL: String) -> JSONValue {
-        let base = baseURL + "/apple"
-        return [
+        discoveryDocument(endpointBase: baseURL + "/apple")
+    }
+
+    /// Apple's real host.
+    public static let realBase = "https://appleid.apple.com"
+
+    /// Discovery with every endpoint under `base` (`realBase` when answering as appleid.apple.com).
+    public func discoveryDocument(endpointBase base: String) -> JSONValue {
+        [
             "issuer": .string(settings.issuer),
             "authorization_endpoint": .string(base + "/auth/authorize"),
             "token_endpoint": .string(base + "/auth/token"),

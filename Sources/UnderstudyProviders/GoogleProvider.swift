@@ -28,16 +28,21 @@ public struct GoogleProvider: Sendable {
     }
 
     /// The discovery document with endpoints under `baseURL` (Understudy's own address).
+    /// Discovery for the path-routed endpoints under `<baseURL>/google`.
     public func discoveryDocument(baseURL: String) -> JSONValue {
-        let base = baseURL + "/google"
-        return [
+        discoveryDocument(hosts: .pathRouted(baseURL + "/google"))
+    }
+
+    /// Discovery naming each endpoint on the host that serves it (`GoogleHosts.real`, or one base).
+    public func discoveryDocument(hosts: GoogleHosts) -> JSONValue {
+        [
             "issuer": .string(settings.issuer),
-            "authorization_endpoint": .string(base + "/o/oauth2/v2/auth"),
-            "device_authorization_endpoint": .string(base + "/device/code"),
-            "token_endpoint": .string(base + "/token"),
-            "userinfo_endpoint": .string(base + "/v1/userinfo"),
-            "revocation_endpoint": .string(base + "/revoke"),
-            "jwks_uri": .string(base + "/oauth2/v3/certs"),
+            "authorization_endpoint": .string(hosts.accounts + "/o/oauth2/v2/auth"),
+            "device_authorization_endpoint": .string(hosts.oauth2 + "/device/code"),
+            "token_endpoint": .string(hosts.oauth2 + "/token"),
+            "userinfo_endpoint": .string(hosts.openIDConnect + "/v1/userinfo"),
+            "revocation_endpoint": .string(hosts.oauth2 + "/revoke"),
+            "jwks_uri": .string(hosts.www + "/oauth2/v3/certs"),
             "response_types_supported": ["code", "token", "id_token", "code token", "code id_token",
                                          "token id_token", "code token id_token", "none"],
             "subject_types_supported": ["public"],

@@ -10,6 +10,9 @@ public struct ProviderRoutes: Sendable {
     let clock: UnixClock
     /// Discovery documents serialized once when the public URL is configured.
     private let fixedDiscovery: (apple: HTTPResponse, google: HTTPResponse)?
+    /// Discovery as the real hosts publish it (`https://appleid.apple.com/auth/keys`...), for
+    /// requests routed as one of those hosts.
+    private let realDiscovery: (apple: HTTPResponse, google: HTTPResponse)
     /// Apple's JWKS in every order of its keys (or just one when shuffling is off).
     private let appleKeyOrders: [HTTPResponse]
     private let googleJWKS: [UInt8]
@@ -22,6 +25,8 @@ public struct ProviderRoutes: Sendable {
         fixedDiscovery = apple.provider.publicURL.map {
             (.json(apple.discoveryDocument(baseURL: $0)), .json(google.discoveryDocument(baseURL: $0)))
         }
+        realDiscovery = (.json(apple.discoveryDocument(endpointBase: AppleProvider.realBase)),
+                         .json(google.discoveryDocument(hosts: .real)))
         let indices = Array(apple.keyRing.jwks.indices)
         let orders = apple.settings.shuffleKeys ? Self.permutations(indices) : [indices]
         appleKeyOrders = orders.map { .json(apple.jwksDocument(order: $0)) }
@@ -56,13 +61,15 @@ public struct ProviderRoutes: Sendable {
             router.setProblemResponder(under: prefix) { Self.oauthProblem($0, error: $1, description: $2) }
         }
         router.add(.get, "/apple/.well-known/openid-configuration") { [self] request, _ in
-            .response(fixedDiscovery?.apple ?? .json(apple.discoveryDocument(baseURL: Self.baseURL(of: request))))
+            if request.context.virtualHost != nil { return .response(realDiscovery.apple) }
+            return .response(fixedDiscovery?.apple ?? .json(apple.discoveryDocument(baseURL: Self.baseURL(of: request))))
         }
         router.add(.get, "/apple/auth/keys") { [appleKeyOrders] _, _ in
             .response(appleKeyOrders[Int.random(in: 0..<appleKeyOrders.count)])
         }
         router.add(.get, "/google/.well-known/openid-configuration") { [self] request, _ in
-            .response(fixedDiscovery?.google ?? .json(google.discoveryDocument(baseURL: Self.baseURL(of: request))))
+            if request.context.virtualHost != nil { return .response(realDiscovery.google) }
+            return .response(fixedDiscovery?.google ?? .json(google.discoveryDocument(baseURL: Self.baseURL(of: request))))
         }
         router.add(.get, "/google/oauth2/v3/certs") { [self] _, _ in .response(certsResponse(googleJWKS)) }
         router.add(.get, "/google/oauth2/v1/certs") { [self] _, _ in .response(certsResponse(googleCerts)) }
@@ -79,12 +86,12 @@ public struct ProviderRoutes: Sendable {
         }
     }
 
-    /// `http://<Host header>`: the address the client used to reach us.
+    /// `http://<Host header>` (`https` over TLS): the address the client used to reach us.
     static func baseURL(of request: HTTPRequest) -> String {
         let host = request.headers["Host"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         // A Host header is attacker-controlled text: keep only what a host:port can contain.
         let safe = host.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || ".-:[]_".unicodeScalars.contains($0)) }
-        return "http://" + (safe ? host : "127.0.0.1")
+        return request.context.scheme + "://" + (safe ? host : "127.0.0.1")
     }
 
     /// Google's caching headers on its certificate endpoints.

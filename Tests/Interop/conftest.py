@@ -26,14 +26,18 @@ def binary() -> str:
 class Server:
     """`understudy serve` on port 0; the bound addresses come from its --ready-file."""
 
-    def __init__(self, *extra: str, env=None):
+    def __init__(self, *extra: str, env=None, wrap=()):
+        """`wrap` runs the server under another command (`ip netns exec NAME`)."""
         self.ready_dir = tempfile.TemporaryDirectory()
         self.ready_file = pathlib.Path(self.ready_dir.name) / "ready.json"
+        # The local CA goes to the user's data directory: a temporary one here.
+        data_home = os.path.join(self.ready_dir.name, "data")
         self.proc = subprocess.Popen(
-            [binary(), "serve", "--http", "127.0.0.1:0", "--smtp", "127.0.0.1:0",
+            [*wrap, binary(), "serve", "--http", "127.0.0.1:0", "--smtp", "127.0.0.1:0",
+             *([] if "--https" in extra else ["--https", "127.0.0.1:0"]),
              "--ready-file", str(self.ready_file), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/",
-            env={**os.environ, **(env or {})},
+            env={**os.environ, "XDG_DATA_HOME": data_home, **(env or {})},
         )
         # The file appears once every listener is bound (written atomically); give up after 30 s.
         deadline = time.monotonic() + 30
@@ -46,6 +50,8 @@ class Server:
         self.ready = json.loads(self.ready_file.read_text())
         self.http = "http://" + self.ready["http"]
         self.smtp = self.ready["smtp"]
+        self.https = self.ready.get("https")
+        self.ca = self.ready.get("ca")
 
     @property
     def smtp_host_port(self):

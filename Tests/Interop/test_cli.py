@@ -14,7 +14,7 @@ LINE = re.compile(r"^understudy: (info|warning|error): \S")
 def test_ready_file_and_every_diagnostic_on_stderr():
     server = Server()
     ready_file = server.ready_file
-    assert set(server.ready) == {"http", "smtp", "pid"}
+    assert set(server.ready) == {"http", "smtp", "https", "ca", "pid"}
     assert server.ready["pid"] == server.proc.pid
     assert re.fullmatch(r"127\.0\.0\.1:\d+", server.ready["http"]) and not server.ready["http"].endswith(":0")
     assert requests.get(f"{server.http}/healthz", timeout=10).json() == {"status": "ok"}

@@ -1,12 +1,16 @@
 import Testing
+import UnderstudyTestSupport
 import UnderstudyJOSE
 import UnderstudyJSON
 @testable import UnderstudyApp
 
 /// The whole server in-process on port 0, over real TCP.
 @Suite(.serialized) struct ApplicationTests {
+    /// One local CA for the whole test process, in a temporary folder.
+    static let caFolder = try! TemporaryFolder(prefix: "understudy-app-ca")
+
     static func start(_ flags: [String: String] = [:]) throws -> (Application, SimpleHTTPClient) {
-        var all = ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0"]
+        var all = ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "127.0.0.1:0", "--ca": caFolder.path + "/ca"]
         all.merge(flags) { $1 }
         let configuration = try Configuration.load(configFile: nil, environment: [:], flags: all)
         let app = try Application(configuration: configuration)

@@ -197,7 +197,9 @@ extension Outcome: @unchecked Sendable {}
         ParserCase(name: "escape that is not UTF-8 -> 400", input: "GET /a%C3 HTTP/1.1\r\n" + head, expected: [.error(400)]),
         ParserCase(name: "asterisk without OPTIONS -> 400", input: "GET * HTTP/1.1\r\n" + head, expected: [.error(400)]),
         ParserCase(name: "authority-form -> 400", input: "GET example.com:80 HTTP/1.1\r\n" + head, expected: [.error(400)]),
-        ParserCase(name: "CONNECT -> 501", input: "CONNECT example.com:443 HTTP/1.1\r\n" + head, expected: [.error(501)]),
+        ParserCase(name: "CONNECT to a path -> 400", input: "CONNECT / HTTP/1.1\r\n" + head, expected: [.error(400)]),
+        ParserCase(name: "CONNECT without a port -> 400", input: "CONNECT example.com HTTP/1.1\r\n" + head, expected: [.error(400)]),
+        ParserCase(name: "CONNECT to a URL -> 400", input: "CONNECT http://example.com:443 HTTP/1.1\r\n" + head, expected: [.error(400)]),
         // Header fields
         ParserCase(name: "whitespace before colon -> 400", input: "GET / HTTP/1.1\r\nHost : x\r\n\r\n", expected: [.error(400)]),
         ParserCase(name: "tab before colon -> 400", input: "GET / HTTP/1.1\r\nHost\t: x\r\n\r\n", expected: [.error(400)]),
@@ -319,5 +321,35 @@ extension Outcome: @unchecked Sendable {}
         parser.feed(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         #expect(parser.next() == nil)
         #expect(!parser.hasPartialRequest)
+    }
+
+    /// A CONNECT's head is a request like any; what follows it is the tunnel's, kept whole however
+    /// it was split, and never parsed as HTTP.
+    @Test(arguments: Feed.allCases)
+    func connectEndsParsingAndKeepsTheTunnelBytes(feed: Feed) {
+        let hello: [UInt8] = [0x16, 0x03, 0x01, 0x00, 0x05] + Array("GET / HTTP/1.1\r\n\r\n".utf8)
+        let input = Array("CONNECT appleid.apple.com:443 HTTP/1.1\r\nHost: appleid.apple.com:443\r\n\r\n".utf8) + hello
+        var parser = HTTPRequestParser()
+        var seen: [HTTPParserEvent] = []
+        let pieces: [ArraySlice<UInt8>] = feed == .whole ? [input[...]] : input.indices.map { input[$0...$0] }
+        for piece in pieces {
+            parser.feed(piece)
+            while let event = parser.next() { seen.append(event) }
+        }
+        #expect(seen.count == 1)
+        guard case .request(let request)? = seen.first else {
+            Issue.record("expected the CONNECT request, got \(seen)")
+            return
+        }
+        #expect(request.method == .connect && request.target == "appleid.apple.com:443")
+        #expect(!parser.hasPartialRequest)
+        #expect(parser.takeTunnelBytes() == hello)
+        #expect(parser.takeTunnelBytes() == [])
+        #expect(parser.next() == nil)
+    }
+
+    @Test func connectTakesBracketedIPv6AndIgnoresAContentLength() {
+        let got = outcomes("CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\nContent-Length: 5\r\n\r\n", feed: .whole)
+        #expect(got == [.request(Parsed("CONNECT", "[::1]:8443"))])
     }
 }

@@ -154,7 +154,8 @@ private final class StartTLSHandler: ConnectionHandler {
 
     /// Half-finished handshakes neither pile up nor keep descriptors: the limit refuses what is past
     /// it at once, and the timeout frees the rest. After 1,000 of them the server still answers,
-    /// with the descriptors it had before.
+    /// with no connection and no TLS engine left over. (Other suites run in this process at the
+    /// same time, so its descriptor count is checked in the interop suite, on the server process.)
     @Test func abandonedHandshakesAreBoundedAndTimedOut() throws {
         let (ca, folder) = try Self.authority()
         defer { folder.remove() }
@@ -168,7 +169,6 @@ private final class StartTLSHandler: ConnectionHandler {
                               limiter: limiter, onFailure: { f in failures.update { $0.append(f.description) } })
         }
         let address = try tcp.start()
-        let descriptors = Self.openDescriptors()
         // Half a ClientHello from each of 1,000 clients that then go silent, 100 at a time.
         let hello = try TLSConnection(context: try Self.clientContext(trusting: ca), serverName: "localhost").drainForNetwork()
         for round in 1...10 {
@@ -185,19 +185,11 @@ private final class StartTLSHandler: ConnectionHandler {
         }
         #expect(failures.value.filter { $0.contains("handshakes already in progress") }.count == 800)
         #expect(failures.value.filter { $0.contains("not completed within") }.count == 200)
-        #expect(waitUntil { Self.openDescriptors() == descriptors })
+        #expect(waitUntil { server.liveConnectionCount == 0 })   // every engine was freed
         // The server still answers.
         let client = try TLSTestClient(address, context: try Self.clientContext(trusting: ca), serverName: "localhost")
         #expect(client.handshake().isComplete)
         try client.write("ok\n")
         #expect(client.read(count: 3) == Array("OK\n".utf8))
-    }
-
-    static func openDescriptors() -> Int {
-        guard let dir = opendir("/proc/self/fd") else { return -1 }
-        defer { closedir(dir) }
-        var count = 0
-        while readdir(dir) != nil { count += 1 }
-        return count
     }
 }

@@ -83,6 +83,12 @@ public final class TestClient: @unchecked Sendable {
         return Array(buffer[0..<count])
     }
 
+    /// What was read past the last line or count taken (a TLS record right after a plain reply).
+    public func takeBuffered() -> [UInt8] {
+        defer { buffer = [] }
+        return buffer
+    }
+
     /// True if the server closed the connection with nothing more to read.
     public func readsEOF() -> Bool {
         if !buffer.isEmpty { return false }

@@ -1,0 +1,73 @@
+import UnderstudyHTTP
+
+/// Host routing: a request for one of the provider hosts Understudy stands in for is answered by
+/// the routes under that provider's prefix, on the real paths: `appleid.apple.com/auth/keys` is
+/// `/apple/auth/keys`, `www.googleapis.com/oauth2/v3/certs` is `/google/oauth2/v3/certs`. The host
+/// comes from the Host header (the absolute-form target of a proxy request carries it too), else
+/// the TLS server name. Any other host keeps the path-routed API of localhost.
+struct VirtualHosts: HTTPResponder {
+    /// Each provider host and the prefix its routes live under.
+    static let prefixes: [String: String] = [
+        "appleid.apple.com": "/apple",
+        "account.apple.com": "/apple",
+        "accounts.google.com": "/google",
+        "www.googleapis.com": "/google",
+        "oauth2.googleapis.com": "/google",
+        "openidconnect.googleapis.com": "/google",
+    ]
+
+    static var hosts: [String] { prefixes.keys.sorted() }
+
+    let next: any HTTPResponder
+
+    func respond(to request: HTTPRequest) -> HTTPReply {
+        guard let host = Self.host(of: request), let prefix = Self.prefixes[host] else {
+            return next.respond(to: request)
+        }
+        var routed = HTTPRequest(method: request.method, target: prefix + Self.originForm(request.target),
+                                 version: request.version, headers: request.headers, body: request.body)
+        routed.keepAlive = request.keepAlive
+        routed.context = request.context
+        routed.context.virtualHost = host
+        return next.respond(to: routed)
+    }
+
+    /// The host a request is for, lowercased, without port or trailing dot.
+    static func host(of request: HTTPRequest) -> String? {
+        if let header = request.headers["Host"], !header.isEmpty { return hostname(header) }
+        if let authority = authority(ofAbsolute: request.target) { return hostname(authority) }
+        return request.context.serverName
+    }
+
+    /// `/a?b` from `http://host/a?b` (or `/` when it has no path); an origin-form target as is.
+    static func originForm(_ target: String) -> String {
+        guard let rest = afterScheme(target) else { return target }
+        guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        let tail = rest[slash...]
+        return tail.hasPrefix("?") ? "/" + tail : String(tail)
+    }
+
+    static func authority(ofAbsolute target: String) -> String? {
+        afterScheme(target).map { String($0.prefix { $0 != "/" && $0 != "?" }) }
+    }
+
+    /// What follows `http://` or `https://` in an absolute-form target.
+    private static func afterScheme(_ target: String) -> Substring? {
+        guard target.first != "/" else { return nil }
+        for scheme in ["http://", "https://"] where target.lowercased().hasPrefix(scheme) {
+            return target.dropFirst(scheme.count)
+        }
+        return nil
+    }
+
+    /// `AppleID.Apple.com.:443` -> `appleid.apple.com`; IPv6 literals keep their brackets off.
+    static func hostname(_ authority: String) -> String {
+        var text = Substring(authority.lowercased())
+        if text.hasPrefix("[") {
+            return String(text.dropFirst().prefix { $0 != "]" })
+        }
+        if let colon = text.lastIndex(of: ":") { text = text[..<colon] }
+        while text.hasSuffix(".") { text = text.dropLast() }
+        return String(text)
+    }
+}
