@@ -52,6 +52,9 @@ public enum UnderstudyCLI {
         ("link", "Print the sign-in, verification or reset link just sent to an address."),
         ("inbox", "List caught messages."),
         ("send", "Send a test email to the sink."),
+        ("ca", "Print the local CA's certificate or its path, and how to trust it."),
+        ("env", "Print the proxy and CA variables that point a stack at Understudy."),
+        ("hosts", "Print the /etc/hosts and Docker extra_hosts lines for the provider hosts."),
     ]
 
     /// Runs the command line and returns the exit status.
@@ -86,6 +89,9 @@ public enum UnderstudyCLI {
         case "otp", "link": return try MailCommands.wait(first, rest, environment: environment, output: output)
         case "inbox": return try MailCommands.inbox(rest, environment: environment, output: output)
         case "send": return try MailCommands.send(rest, environment: environment, output: output, input: input)
+        case "ca": return try TrustCommands.ca(rest, environment: environment, output: output)
+        case "env": return try TrustCommands.env(rest, environment: environment, output: output)
+        case "hosts": return try TrustCommands.hosts(rest, environment: environment, output: output)
         case "--version", "version":
             output.out("understudy \(version)\n")
             return ExitCode.success
