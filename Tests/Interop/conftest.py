@@ -31,7 +31,7 @@ class Server:
         self.ready_dir = tempfile.TemporaryDirectory()
         self.ready_file = pathlib.Path(self.ready_dir.name) / "ready.json"
         # The local CA goes to the user's data directory: a temporary one here.
-        data_home = os.path.join(self.ready_dir.name, "data")
+        data_home = self.data_home = os.path.join(self.ready_dir.name, "data")
         self.proc = subprocess.Popen(
             [*wrap, binary(), "serve", "--http", "127.0.0.1:0", "--smtp", "127.0.0.1:0",
              *([] if "--https" in extra else ["--https", "127.0.0.1:0"]),

@@ -1,8 +1,9 @@
 """Every shell example in README.md, run as written against a running server, with `understudy`
 installed on PATH by the README's install step (Tests/Scripts/install.sh).
 
-The examples name the default ports (7080, 7025); the test's server listens on port 0, so those are
-rewritten to its ports, and UNDERSTUDY_HTTP/UNDERSTUDY_SMTP tell the commands where it is. Lines that
+The examples name the default ports (7080, 7025, 7443); the test's server listens on port 0, so those
+are rewritten to its ports, UNDERSTUDY_HTTP/UNDERSTUDY_SMTP tell the commands where it is, and
+XDG_DATA_HOME points them at the server's local CA. Lines that
 run `swift` (build, run the server, run the tests) are what CI itself does and are skipped here; the
 install line runs with `-c debug` so it reuses the build under test instead of a release build.
 """
@@ -69,8 +70,10 @@ def test_every_readme_example_runs_as_written(installed):
     server = Server()
     try:
         http, smtp = server.ready["http"], server.ready["smtp"]
+        https_port = server.ready["https"].rsplit(":", 1)[1]
+        # The commands find the server's local CA where it made it (its data directory).
         env = {**os.environ, "PATH": f"{installed}:{os.environ['PATH']}",
-               "UNDERSTUDY_HTTP": http, "UNDERSTUDY_SMTP": smtp}
+               "UNDERSTUDY_HTTP": http, "UNDERSTUDY_SMTP": smtp, "XDG_DATA_HOME": server.data_home}
         ran = 0
         for command in readme_commands():
             if command.startswith("swift "):
@@ -78,7 +81,7 @@ def test_every_readme_example_runs_as_written(installed):
             if command.startswith("Tests/Scripts/install.sh"):
                 continue  # done by the fixture
             runnable = (command.replace("localhost:7080", http).replace("127.0.0.1:7080", http)
-                        .replace("127.0.0.1:7025", smtp))
+                        .replace("127.0.0.1:7025", smtp).replace(":7443", ":" + https_port))
             out = subprocess.run(["bash", "-c", "set -o pipefail; " + runnable], env=env, cwd=ROOT,
                                  stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
             assert out.returncode == 0, f"{command}\nexit {out.returncode}\n{out.stdout}{out.stderr}"
