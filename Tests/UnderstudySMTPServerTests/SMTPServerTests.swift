@@ -81,6 +81,25 @@ final class Client {
         #expect(stored.first?.data == Array("Subject: one\r\n\r\n.dot\r\n".utf8))
     }
 
+    @Test(arguments: ["\n.\n", "\r\n.\n", "\n.\r\n"])
+    func smuggledEnvelopeStaysInTheBody(lookAlike: String) throws {
+        // One DATA is one message: an end-of-data look-alike cannot start a second transaction.
+        let delivery = SlowDelivery()
+        let (group, _, address) = try start(delivery)
+        defer { group.shutdownGracefully() }
+        let c = try Client(address)
+        _ = c.reply()
+        c.send("EHLO x\r\nMAIL FROM:<a@x>\r\nRCPT TO:<b@y>\r\nDATA\r\n")
+        for _ in 0..<4 { _ = c.reply() }
+        c.send("Subject: s\r\n\r\nhello" + lookAlike + "MAIL FROM:<evil@x>\r\nRCPT TO:<victim@y>\r\nDATA\r\nsmuggled\r\n.\r\nQUIT\r\n")
+        #expect(c.reply() == "250 2.0.0 Ok: queued as ID1")
+        #expect(c.reply()?.hasPrefix("221") == true)
+        #expect(c.line() == nil)
+        let stored = delivery.delivered.withLock { $0 }
+        #expect(stored.map(\.recipients) == [["b@y"]])
+        #expect(stored.first?.data == Array("Subject: s\r\n\r\nhello\r\n\r\nMAIL FROM:<evil@x>\r\nRCPT TO:<victim@y>\r\nDATA\r\nsmuggled\r\n".utf8))
+    }
+
     @Test func failedStoreAnswers451() throws {
         let (group, _, address) = try start(SlowDelivery(fail: true))
         defer { group.shutdownGracefully() }
