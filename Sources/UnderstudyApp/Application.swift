@@ -39,7 +39,7 @@ public final class Application: Sendable {
         } catch {
             throw StartupError("cannot open the inbox store \(configuration.dataPath ?? "(temporary)"): \(error); choose another file with --data PATH")
         }
-        let inbox = Inbox(store: store, clock: { Self.milliseconds() })
+        let inbox = Inbox(store: store, clock: { Self.milliseconds() }, report: { StandardOutput.write(2, $0 + "\n") })
         self.inbox = inbox
 
         var router = Router()

@@ -177,6 +177,9 @@ public struct SMTPSession: Sendable {
         case .failed(let reason):
             let text = Self.printable(reason, limit: 400)
             out.reply(SMTPReply(451, "4.3.0", text.isEmpty ? "Temporary failure storing the message, try again" : text))
+        case .insufficientStorage:
+            // RFC 3463 4.3.1 "mail system full"; the reason (a path) is for the server's log.
+            out.reply(SMTPReply(452, "4.3.1", "Insufficient system storage, try again later"))
         }
         phase = .command
         if inputOverflowed {
