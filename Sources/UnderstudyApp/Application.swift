@@ -59,7 +59,7 @@ public final class Application: Sendable {
         } catch {
             throw StartupError("cannot open the inbox store \(configuration.dataPath ?? "(temporary)"): \(error); choose another file with --data PATH")
         }
-        let inbox = Inbox(store: store, clock: { Self.milliseconds() })
+        let inbox = Inbox(store: store, clock: { Self.milliseconds() }, report: { StandardOutput.write(2, $0 + "\n") })
         self.inbox = inbox
 
         var router = Router()
@@ -92,10 +92,14 @@ public final class Application: Sendable {
         var session = SMTPConfiguration(hostname: "understudy.localhost")
         session.maxMessageSize = configuration.mail.maxMessageSize
         session.maxRecipients = configuration.mail.maxRecipients
+        session.commandTimeoutBeforeMail = .seconds(configuration.mail.idleTimeoutBeforeMail)
+        session.commandLineTimeLimit = .seconds(configuration.mail.commandTimeLimit)
+        session.messageTimeLimit = .seconds(configuration.mail.messageTimeLimit)
         if let user = configuration.mail.username, let password = configuration.mail.password {
             session.credentials = SMTPCredentials(username: user, password: password)
         }
-        let smtp = SMTPServer(configuration: .init(host: smtpAddress.host, port: smtpAddress.port, session: session),
+        let smtp = SMTPServer(configuration: .init(host: smtpAddress.host, port: smtpAddress.port, session: session,
+                                                   maxConnectionsPerAddress: configuration.mail.maxSessionsPerAddress),
                               group: group, delivery: InboxDelivery(inbox: inbox))
         do {
             httpAddresses = try http.start().map(\.description)

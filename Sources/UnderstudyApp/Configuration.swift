@@ -7,6 +7,10 @@ public struct MailSettings: Sendable {
     public var maxMessages = 5000
     public var maxMessageSize = 25 * 1024 * 1024
     public var maxRecipients = 100
+    public var maxSessionsPerAddress = 32
+    public var idleTimeoutBeforeMail = 30
+    public var commandTimeLimit = 60
+    public var messageTimeLimit = 600
     public var username: String?
     public var password: String?
     public init() {}
@@ -56,6 +60,10 @@ public struct Configuration: Sendable {
         SettingSpec("mail.maxMessages", .integer(1...10_000_000), alias: "--max-messages", "messages kept at most; past it the oldest 1% (up to 256) are pruned at once"),
         SettingSpec("mail.maxMessageSize", .integer(1024...1_073_741_824), "largest message accepted over SMTP, bytes"),
         SettingSpec("mail.maxRecipients", .integer(1...100_000), "recipients per message"),
+        SettingSpec("mail.maxSessionsPerAddress", .integer(1...100_000), "SMTP sessions open at once from one client address (256 in all)"),
+        SettingSpec("mail.idleTimeoutBeforeMail", .integer(1...3600), "seconds an SMTP session may idle before its first MAIL (300 after it)"),
+        SettingSpec("mail.commandTimeLimit", .integer(1...3600), "seconds one SMTP command line may take from its first byte, however it trickles in"),
+        SettingSpec("mail.messageTimeLimit", .integer(1...86_400), "seconds one message's DATA or BDAT content may take in all"),
         SettingSpec("mail.username", .string, nullable: true, "SMTP AUTH user; null accepts any credentials"),
         SettingSpec("mail.password", .string, nullable: true, "SMTP AUTH password"),
     ]
@@ -177,6 +185,10 @@ public struct Configuration: Sendable {
         c.mail.maxMessages = Int(int("mail.maxMessages"))
         c.mail.maxMessageSize = Int(int("mail.maxMessageSize"))
         c.mail.maxRecipients = Int(int("mail.maxRecipients"))
+        c.mail.maxSessionsPerAddress = Int(int("mail.maxSessionsPerAddress"))
+        c.mail.idleTimeoutBeforeMail = Int(int("mail.idleTimeoutBeforeMail"))
+        c.mail.commandTimeLimit = Int(int("mail.commandTimeLimit"))
+        c.mail.messageTimeLimit = Int(int("mail.messageTimeLimit"))
         c.mail.username = optional("mail.username")
         c.mail.password = optional("mail.password")
         if (c.mail.username == nil) != (c.mail.password == nil) {

@@ -40,6 +40,10 @@ enum EmbeddedDefaults {
     "maxMessages": 5000,
     "maxMessageSize": 26214400,
     "maxRecipients": 100,
+    "maxSessionsPerAddress": 32,
+    "idleTimeoutBeforeMail": 30,
+    "commandTimeLimit": 60,
+    "messageTimeLimit": 600,
     "username": null,
     "password": null
   }

@@ -11,7 +11,11 @@ struct InboxDelivery: SMTPDeliveryHandler {
         inbox.accept(raw: envelope.data, envelopeFrom: envelope.mailFrom, envelopeTo: envelope.recipients) { result in
             switch result {
             case .success(let id): completion(.stored(id: id))
-            case .failure(let error): completion(.failed(reason: error.description))
+            case .failure(let error):
+                // The client hears 452 or 451 and retries; whoever runs the server needs the cause.
+                StandardOutput.write(2, "understudy: refused a message from <\(envelope.mailFrom)> "
+                                     + "(SMTP \(error.isOutOfSpace ? "452" : "451")): \(error)\n")
+                completion(error.isOutOfSpace ? .insufficientStorage(reason: error.description) : .failed(reason: error.description))
             }
         }
     }

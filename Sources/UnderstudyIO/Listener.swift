@@ -86,16 +86,32 @@ final class Listener: Selectable {
         let count = server.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
         if count > server.configuration.maxConnections {
             server.openConnections.wrappingSubtract(1, ordering: .relaxed)
-            let connection = Connection(fd: fd, loop: loop, remote: remote, onClose: nil)
-            connection.activate(handler: RejectedConnectionHandler())
-            if let hook = server.connectionLimitReached, connection.isOpen { hook(connection) }
-            connection.close()
+            reject(fd, remote: remote, answer: server.connectionLimitReached)
             return
         }
+        var peer: PeerAddressKey?
+        if server.configuration.maxConnectionsPerAddress < .max {
+            let key = PeerAddressKey(storage: remote)
+            guard server.admit(key) else {
+                server.openConnections.wrappingSubtract(1, ordering: .relaxed)
+                reject(fd, remote: remote, answer: server.addressLimitReached)
+                return
+            }
+            peer = key
+        }
         let connection = Connection(fd: fd, loop: loop, remote: remote, lingerTime: server.configuration.lingerTime) {
+            if let peer { server.release(peer) }
             server.openConnections.wrappingSubtract(1, ordering: .relaxed)
         }
         connection.activate(handler: server.makeHandler(connection))
+    }
+
+    /// A connection over a limit: `answer` may write a last reply, then it is closed.
+    private func reject(_ fd: Int32, remote: sockaddr_storage, answer: (@Sendable (Connection) -> Void)?) {
+        let connection = Connection(fd: fd, loop: loop, remote: remote, onClose: nil)
+        connection.activate(handler: RejectedConnectionHandler())
+        if let answer, connection.isOpen { answer(connection) }
+        connection.close()
     }
 
     func quiesce() { closeListener() }

@@ -16,13 +16,19 @@ public final class TCPServer: Sendable {
         public var maxConnections: Int
         public var backlog: Int
         public var noDelay: Bool
+        /// Open connections from one client IP address; beyond it `addressLimitReached` answers and
+        /// the connection is closed. Default: no limit but `maxConnections`.
+        public var maxConnectionsPerAddress: Int
         /// How long a connection closed over unread input keeps discarding it (see `Connection`).
         public var lingerTime: Duration
 
         public init(host: String = "127.0.0.1", port: Int = 0, maxConnections: Int = 10_000,
-                    backlog: Int = 1024, noDelay: Bool = true, lingerTime: Duration = Connection.defaultLingerTime) {
+                    backlog: Int = 1024, noDelay: Bool = true, maxConnectionsPerAddress: Int = .max,
+                    lingerTime: Duration = Connection.defaultLingerTime) {
             self.host = host; self.port = port; self.maxConnections = maxConnections
-            self.backlog = backlog; self.noDelay = noDelay; self.lingerTime = lingerTime
+            self.backlog = backlog; self.noDelay = noDelay
+            self.maxConnectionsPerAddress = maxConnectionsPerAddress
+            self.lingerTime = lingerTime
         }
     }
 
@@ -30,7 +36,10 @@ public final class TCPServer: Sendable {
     public let group: EventLoopGroup
     let makeHandler: @Sendable (Connection) -> any ConnectionHandler
     let connectionLimitReached: (@Sendable (Connection) -> Void)?
+    let addressLimitReached: (@Sendable (Connection) -> Void)?
     let openConnections = Atomic<Int>(0)
+    /// Open connections per client address, kept only when `maxConnectionsPerAddress` is set.
+    let connectionsByAddress = Mutex<[PeerAddressKey: Int]>([:])
     private let listeners = Mutex<[ListenerRef]>([])
     private let boundAddress = Mutex<SocketAddress?>(nil)
 
@@ -38,13 +47,33 @@ public final class TCPServer: Sendable {
     ///   - makeHandler: called on the accepting loop for every connection within the cap.
     ///   - connectionLimitReached: called on the loop for a connection over the cap; it may write a
     ///     last answer (SMTP "421"), after which the connection is closed once that is sent.
+    ///   - addressLimitReached: the same for a connection over `maxConnectionsPerAddress`.
     public init(configuration: Configuration, group: EventLoopGroup,
                 connectionLimitReached: (@Sendable (Connection) -> Void)? = nil,
+                addressLimitReached: (@Sendable (Connection) -> Void)? = nil,
                 makeHandler: @escaping @Sendable (Connection) -> any ConnectionHandler) {
         self.configuration = configuration
         self.group = group
         self.makeHandler = makeHandler
         self.connectionLimitReached = connectionLimitReached
+        self.addressLimitReached = addressLimitReached
+    }
+
+    /// Counts a connection from `key`; false (counting nothing) when that address is at its limit.
+    func admit(_ key: PeerAddressKey) -> Bool {
+        let limit = configuration.maxConnectionsPerAddress
+        return connectionsByAddress.withLock { counts in
+            let open = counts[key, default: 0]
+            guard open < limit else { return false }
+            counts[key] = open + 1
+            return true
+        }
+    }
+
+    func release(_ key: PeerAddressKey) {
+        connectionsByAddress.withLock { counts in
+            if let open = counts[key], open > 1 { counts[key] = open - 1 } else { counts[key] = nil }
+        }
     }
 
     /// Connections currently open (accepted within the cap and not yet closed).

@@ -19,12 +19,6 @@ public enum InboxEvent: Sendable {
     case cleared
 }
 
-/// Why a message could not be stored; the SMTP layer answers 451 with this text.
-public struct InboxError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// The mail sink's core: digests messages, stores them, indexes them through one writer with
 /// group commit, and tells waiters and subscribers the moment a message is indexed.
 ///
@@ -36,6 +30,12 @@ public struct InboxError: Error, Sendable, CustomStringConvertible {
 /// into one transaction, then notifies waiters. Reads that must see every message already
 /// answered for go through `afterPendingCommits` (the HTTP API does). Waiting costs no CPU: a
 /// waiter is an entry in a table plus a timer.
+///
+/// A 250 means every later read sees the message, so when the index cannot be written (a full
+/// disk) the inbox stops answering 250: new mail is refused (`indexFailure`), and reads that
+/// would miss a message already accepted fail at once with the reason instead of answering
+/// without it. The writer retries; once a transaction commits, everything in the log is indexed
+/// and mail is accepted again.
 public final class Inbox: Sendable {
     public let store: MessageStore
     let clock: @Sendable () -> Int64
@@ -70,7 +70,9 @@ public final class Inbox: Sendable {
         /// Messages appended and indexed so far, for `afterPendingCommits`.
         var appended: UInt64 = 0
         var indexed: UInt64 = 0
-        var barriers: [(through: UInt64, body: @Sendable () -> Void)] = []
+        var barriers: [(through: UInt64, body: @Sendable (InboxError?) -> Void)] = []
+        /// Set while index transactions fail, cleared by the next that commits.
+        var failure: InboxError?
         /// Delay before the next attempt after a failed index transaction.
         var retryDelay = 0
         /// When the last index transaction began (DispatchTime uptime), 0 before the first.
@@ -101,11 +103,16 @@ public final class Inbox: Sendable {
         var subscribers: [UInt64: @Sendable (InboxEvent) -> Void] = [:]
     }
 
-    /// `clock` gives milliseconds since the epoch.
+    /// Told when indexing starts failing (with the cause) and when it recovers.
+    let report: @Sendable (String) -> Void
+
+    /// `clock` gives milliseconds since the epoch; `report` gets a line when the index cannot be
+    /// written and when it can again (the app writes it to stderr).
     public init(store: MessageStore, clock: @escaping @Sendable () -> Int64, ackBacklog: Int = Inbox.defaultAckBacklog,
-                ackBacklogBytes: Int = Inbox.defaultAckBacklogBytes) {
+                ackBacklogBytes: Int = Inbox.defaultAckBacklogBytes, report: @escaping @Sendable (String) -> Void = { _ in }) {
         self.store = store
         self.clock = clock
+        self.report = report
         self.ackBacklog = max(0, ackBacklog)
         self.ackBacklogBytes = max(0, ackBacklogBytes)
     }
@@ -119,9 +126,13 @@ public final class Inbox: Sendable {
                        completion: @escaping @Sendable (Result<String, InboxError>) -> Void) {
         let (message, links) = IncomingMessage.digestWithLinks(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo,
                                                                receivedAt: clock())
-        let outcome = pending.withLock { state -> Result<(id: String, answerNow: Bool, scheduleDrain: Bool), Error> in
+        let outcome = pending.withLock { state -> Result<(id: String, answerNow: Bool, scheduleDrain: Bool), InboxError> in
+            // A message appended now could not be indexed, so a 250 would be a promise not kept.
+            if let failure = state.failure { return .failure(failure) }
             let logged: MessageStore.LoggedMessage
-            do { logged = try store.append(message) } catch { return .failure(error) }
+            do { logged = try store.append(message) } catch {
+                return .failure(InboxError.storage(path: store.path, error) ?? .storeFailed(error))
+            }
             let answerNow = !waitForIndex && state.appended - state.indexed < UInt64(ackBacklog)
                 && state.pendingBytes + message.raw.count <= ackBacklogBytes
             state.items.append(PendingItem(message: message, logged: logged, links: links,
@@ -134,7 +145,7 @@ public final class Inbox: Sendable {
         }
         switch outcome {
         case .failure(let error):
-            completion(.failure(InboxError("the message could not be stored: \(error); try again")))
+            completion(.failure(error))
         case .success(let (id, answerNow, scheduleDrain)):
             if scheduleDrain { writer.async { self.drain() } }
             if answerNow { completion(.success(id)) }
@@ -153,23 +164,39 @@ public final class Inbox: Sendable {
         return try result.withLock { $0! }.get()
     }
 
-    /// Runs `body` once every message appended before this call is indexed, so what it reads
-    /// includes every message already answered for; returns false (and does not run it) when
-    /// nothing is pending, so the caller runs it in place. `body` then runs on a global queue.
-    /// With `timeout`, it runs after that long regardless: a writer that cannot commit (a full
-    /// disk) must not hang every reader.
-    public func afterPendingCommits(timeout: Duration? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
+    /// Runs `body` with nil once every message appended before this call is indexed, so what it
+    /// reads includes every message already answered for; returns false (and does not run it)
+    /// when nothing is pending, so the caller runs it in place. `body` then runs on a global queue.
+    /// It runs with the reason instead, at once, when the index cannot be written (a full disk:
+    /// the messages may not be indexed for a long time), and after `timeout` if it is still
+    /// waiting then: a read must neither hang nor answer without a message already accepted.
+    public func afterPendingCommits(timeout: Duration? = nil, _ body: @escaping @Sendable (InboxError?) -> Void) -> Bool {
         let once = Once()
-        let run: @Sendable () -> Void = { if once.claim() { body() } }
-        let waiting = pending.withLock { state in
-            guard state.indexed < state.appended else { return false }
+        let run: @Sendable (InboxError?) -> Void = { error in if once.claim() { body(error) } }
+        let (waiting, failure) = pending.withLock { state -> (Bool, InboxError?) in
+            guard state.indexed < state.appended else { return (false, nil) }
+            if let failure = state.failure { return (true, failure) }
             state.barriers.append((state.appended, run))
-            return true
+            return (true, nil)
         }
-        if waiting, let timeout {
-            timers.asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) { DispatchQueue.global().async(execute: run) }
+        if let failure {
+            DispatchQueue.global().async { run(failure) }
+        } else if waiting, let timeout {
+            timers.asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) {
+                DispatchQueue.global().async { run(.indexTimedOut(timeout)) }
+            }
         }
         return waiting
+    }
+
+    /// Why the index cannot be written now, while it cannot: new mail is refused with it.
+    public var indexFailure: InboxError? { pending.withLock { $0.failure } }
+
+    /// `error`, when it says the store cannot be written (a failed delete on a full disk), as
+    /// the API reports it; nil for other errors.
+    public func storageFailure(_ error: any Error) -> InboxError? {
+        if let error = error as? InboxError { return error.isStorageUnavailable ? error : nil }
+        return InboxError.storage(path: store.path, error)
     }
 
     /// The first `claim()` wins.
@@ -182,7 +209,7 @@ public final class Inbox: Sendable {
     /// still pending after that stays in the log of a file store and is indexed when it opens again.
     public func close(timeout: Duration = .seconds(5)) {
         let done = DispatchSemaphore(value: 0)
-        if afterPendingCommits({ done.signal() }) {
+        if afterPendingCommits({ _ in done.signal() }) {
             _ = done.wait(timeout: .now() + Self.dispatchInterval(timeout))
         }
         store.close()
@@ -228,15 +255,26 @@ public final class Inbox: Sendable {
                 pending.withLock { $0.drainScheduled = false }
                 return
             } catch {
-                let delay = pending.withLock { state -> Int in
+                // Readers waiting for these messages are told now rather than after their
+                // timeout, and new mail is refused until a retry commits.
+                let failure = InboxError.indexFailing(path: store.path, error)
+                let (delay, failed, first) = pending.withLock { state -> (Int, [@Sendable (InboxError?) -> Void], Bool) in
                     state.items.insert(contentsOf: batch, at: 0)
                     state.retryDelay = min(max(10, state.retryDelay * 2), 2000)
-                    return state.retryDelay
+                    let first = state.failure == nil
+                    state.failure = failure
+                    let failed = state.barriers.map(\.body)
+                    state.barriers.removeAll()
+                    return (state.retryDelay, failed, first)
                 }
+                if first { report("understudy: cannot index new mail, refusing mail until it can (\(error)): \(failure)") }
+                for body in failed { DispatchQueue.global().async { body(failure) } }
                 writer.asyncAfter(deadline: .now() + .milliseconds(delay)) { self.drain() }
                 return
             }
-            let barriers = pending.withLock { state -> [@Sendable () -> Void] in
+            let (barriers, recovered) = pending.withLock { state -> ([@Sendable (InboxError?) -> Void], Bool) in
+                let recovered = state.failure != nil
+                state.failure = nil
                 state.retryDelay = 0
                 state.commits += 1
                 state.indexed += UInt64(batch.count)
@@ -244,8 +282,9 @@ public final class Inbox: Sendable {
                 let indexed = state.indexed
                 let ready = state.barriers.filter { $0.through <= indexed }.map(\.body)
                 state.barriers.removeAll { $0.through <= indexed }
-                return ready
+                return (ready, recovered)
             }
+            if recovered { report("understudy: the store at \(store.path) can be written again; indexing and accepting mail") }
             var delivered: [DeliveredMessage] = []
             delivered.reserveCapacity(batch.count)
             for item in batch {
@@ -253,7 +292,7 @@ public final class Inbox: Sendable {
                                                   addresses: Set(item.message.recipientKeys), links: item.links))
             }
             for item in batch { item.completion?(.success(item.logged.id)) }
-            for body in barriers { DispatchQueue.global().async(execute: body) }
+            for body in barriers { DispatchQueue.global().async { body(nil) } }
             for d in delivered { notify(.created(d)) }
         }
     }

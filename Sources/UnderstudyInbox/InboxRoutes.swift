@@ -49,15 +49,26 @@ public struct InboxRoutes: Sendable {
     /// How long a request waits for the index before answering with what is indexed.
     static let indexWait: Duration = .seconds(10)
 
-    /// `reply` now when every message answered for is indexed (the usual case), else once it is
-    /// (or after `indexWait`, if the index cannot catch up).
+    /// `reply` now when every message answered for is indexed (the usual case), else once it is;
+    /// 503 instead, and at once, when the index cannot be written (a full disk), or after
+    /// `indexWait`: never an answer that misses a message already accepted.
     func consistent(_ reply: @escaping @Sendable () -> HTTPReply) -> HTTPReply {
         guard inbox.hasPendingCommits else { return reply() }
+        if let failure = inbox.indexFailure { return .response(Self.unavailable(failure)) }
         return .deferred { [inbox] promise in
-            let answer: @Sendable () -> Void = { promise.complete(with: reply()) }
+            let answer: @Sendable (InboxError?) -> Void = { error in
+                if let error { return promise.succeed(Self.unavailable(error)) }
+                promise.complete(with: reply())
+            }
             // Indexed in the meantime: answer here.
-            if !inbox.afterPendingCommits(timeout: Self.indexWait, answer) { answer() }
+            if !inbox.afterPendingCommits(timeout: Self.indexWait, answer) { answer(nil) }
         }
+    }
+
+    static func unavailable(_ error: InboxError) -> HTTPResponse {
+        var response = HTTPResponse.problem(.serviceUnavailable, error: error.errorCode, message: error.description)
+        response.headers.add(name: "Retry-After", value: "1")
+        return response
     }
 
     // MARK: Errors
@@ -83,6 +94,7 @@ public struct InboxRoutes: Sendable {
         } catch let error as MessageStoreError {
             return .response(.problem(.badRequest, error: "invalid_query", message: "\(error)"))
         } catch {
+            if let failure = inbox.storageFailure(error) { return .response(Self.unavailable(failure)) }
             return .response(.problem(.internalServerError, error: "store_failed", message: "\(error)"))
         }
     }

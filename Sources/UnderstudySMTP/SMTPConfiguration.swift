@@ -37,11 +37,26 @@ public struct SMTPConfiguration: Sendable {
     /// When true, MAIL before a successful AUTH gets 530 5.7.0.
     public var requireAuthentication: Bool = false
 
-    /// How long the session waits for the next command or AUTH response (RFC 5321 4.5.3.2.7: at least 5 minutes).
+    /// How long the session waits for the next command or AUTH response once a MAIL was accepted
+    /// (RFC 5321 4.5.3.2.7: at least 5 minutes).
     public var commandTimeout: Duration = .seconds(300)
+
+    /// The same wait before the session's first accepted MAIL. A sender says EHLO and MAIL right
+    /// after the greeting, so a session idle that long only holds a slot (Postfix shortens its
+    /// timeout the same way under load). Default 30 s.
+    public var commandTimeoutBeforeMail: Duration = .seconds(30)
 
     /// How long the session waits for the next bytes of a DATA body or BDAT chunk (RFC 5321 4.5.3.2.5: 3 minutes for a block).
     public var dataTimeout: Duration = .seconds(180)
+
+    /// The most time one command line (or AUTH response) may take from its first byte to its line
+    /// end, however its bytes trickle in: each byte restarts the idle timeout, this does not
+    /// (Postfix's `smtpd_per_request_deadline`). Default 60 s.
+    public var commandLineTimeLimit: Duration = .seconds(60)
+
+    /// The most time one message's content may take, from the 354 (or its first BDAT) to its end.
+    /// Default 10 minutes (RFC 5321 4.5.3.2.6's DATA termination wait), 25 MiB at 43 KB/s.
+    public var messageTimeLimit: Duration = .seconds(600)
 
     public init(
         hostname: String,
@@ -53,7 +68,10 @@ public struct SMTPConfiguration: Sendable {
         credentials: SMTPCredentials? = nil,
         requireAuthentication: Bool = false,
         commandTimeout: Duration = .seconds(300),
-        dataTimeout: Duration = .seconds(180)
+        dataTimeout: Duration = .seconds(180),
+        commandTimeoutBeforeMail: Duration = .seconds(30),
+        commandLineTimeLimit: Duration = .seconds(60),
+        messageTimeLimit: Duration = .seconds(600)
     ) {
         self.storedHostname = Self.sanitizedHostname(hostname)
         self.maxMessageSize = maxMessageSize
@@ -65,6 +83,9 @@ public struct SMTPConfiguration: Sendable {
         self.requireAuthentication = requireAuthentication
         self.commandTimeout = commandTimeout
         self.dataTimeout = dataTimeout
+        self.commandTimeoutBeforeMail = commandTimeoutBeforeMail
+        self.commandLineTimeLimit = commandLineTimeLimit
+        self.messageTimeLimit = messageTimeLimit
     }
 
     // Values as the session uses them: clamped so a zero or negative setting cannot break the protocol.

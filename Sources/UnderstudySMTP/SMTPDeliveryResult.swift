@@ -4,4 +4,6 @@ public enum SMTPDeliveryResult: Sendable, Hashable {
     case stored(id: String)
     /// The message could not be kept: the client gets `451 4.3.0 <reason>` and may retry.
     case failed(reason: String)
+    /// The store's disk is full: the client gets `452 4.3.1 Insufficient system storage` and may retry.
+    case insufficientStorage(reason: String)
 }

@@ -2,7 +2,8 @@
 /// ENHANCEDSTATUSCODES, AUTH PLAIN/LOGIN and CHUNKING) as a pure state machine: bytes in, actions out.
 ///
 /// The edge calls `start()` once the connection is accepted, `receive(_:)` with every read, `timedOut()`
-/// when `currentTimeout` elapses without input, and `deliveryCompleted(_:)` after each `.deliver`. It
+/// when `currentTimeout` elapses without input or a time limit (`commandLineTimeLimit`,
+/// `messageTimeLimit`) runs out, and `deliveryCompleted(_:)` after each `.deliver`. It
 /// performs the returned actions in order. The session never does I/O and never blocks.
 ///
 /// Pipelined input is processed in order; while a delivered message waits for `deliveryCompleted(_:)` the
@@ -21,6 +22,13 @@ public struct SMTPSession: Sendable {
     private var invalidCommands = 0
     private var junkCommands = 0
     private var inputOverflowed = false
+    /// Set by the first accepted MAIL: the idle timeout is `commandTimeout` from then on.
+    private var mailAccepted = false
+    /// The budget of the command line being received, while one is (see `commandLineTimeLimit`).
+    private var lineLimitID: UInt64?
+    /// The budget of the message being received (set at the 354 or the first BDAT).
+    private var messageLimitID: UInt64 = 0
+    private var lastLimitID: UInt64 = 0
 
     /// Input buffered while a message waits for `deliveryCompleted(_:)` beyond which the session gives up.
     static let maxBufferedInputWhileDelivering = 1 << 20
@@ -58,18 +66,37 @@ public struct SMTPSession: Sendable {
 
     // MARK: State the edge reads
 
-    /// The timeout that applies now (RFC 5321 4.5.3.2): `commandTimeout` while waiting for a command or AUTH
-    /// response, `dataTimeout` inside DATA or a BDAT chunk, nil while a message waits for
-    /// `deliveryCompleted(_:)` (the wait is the server's own) and once closed. Re-read it after every call.
+    /// The idle timeout that applies now (RFC 5321 4.5.3.2), restarted by every input:
+    /// `commandTimeout` while waiting for a command or AUTH response (`commandTimeoutBeforeMail`
+    /// until a MAIL is accepted), `dataTimeout` inside DATA or a BDAT chunk, nil while a message
+    /// waits for `deliveryCompleted(_:)` (the wait is the server's own) and once closed. Re-read it
+    /// after every call. `commandLineTimeLimit` and `messageTimeLimit` bound the total time as well.
     public var currentTimeout: Duration? {
         switch phase {
         case .command, .authPlain, .authLoginUsername, .authLoginPassword, .discardingLongLine:
-            return configuration.commandTimeout
+            return mailAccepted ? configuration.commandTimeout : configuration.commandTimeoutBeforeMail
         case .data, .chunk:
             return configuration.dataTimeout
         case .awaitingDelivery, .closed:
             return nil
         }
+    }
+
+    /// The budget of the command line (or AUTH response) whose first bytes arrived and whose line
+    /// end has not: `commandLineTimeLimit`, however its bytes trickle in. Re-read it after every call.
+    public var commandLineTimeLimit: SMTPTimeLimit? {
+        lineLimitID.map { SMTPTimeLimit(id: $0, duration: configuration.commandLineTimeLimit) }
+    }
+
+    /// The budget of the message being received, from the 354 or its first BDAT until its end
+    /// (BDAT commands between chunks included): `messageTimeLimit`. Re-read it after every call.
+    public var messageTimeLimit: SMTPTimeLimit? {
+        switch phase {
+        case .data, .chunk: break
+        case .command, .discardingLongLine: guard transaction?.usedChunking == true else { return nil }
+        default: return nil
+        }
+        return SMTPTimeLimit(id: messageLimitID, duration: configuration.messageTimeLimit)
     }
 
     /// False while a message waits for `deliveryCompleted(_:)` (input would only be buffered) and once closed.
@@ -113,7 +140,28 @@ public struct SMTPSession: Sendable {
             input.append(bytes)
             var out = Output()
             process(&out)
+            updateLineLimit()
             return out.finish()
+        }
+    }
+
+    private mutating func nextLimitID() -> UInt64 {
+        lastLimitID += 1
+        return lastLimitID
+    }
+
+    /// A command line is being received while bytes are buffered in a line phase; its budget
+    /// starts with its first byte (`process` clears it at each line end).
+    private mutating func updateLineLimit() {
+        switch phase {
+        case .command, .authPlain, .authLoginUsername, .authLoginPassword, .discardingLongLine:
+            if input.isEmpty {
+                lineLimitID = nil
+            } else if lineLimitID == nil {
+                lineLimitID = nextLimitID()
+            }
+        default:
+            lineLimitID = nil
         }
     }
 
@@ -129,12 +177,16 @@ public struct SMTPSession: Sendable {
         case .failed(let reason):
             let text = Self.printable(reason, limit: 400)
             out.reply(SMTPReply(451, "4.3.0", text.isEmpty ? "Temporary failure storing the message, try again" : text))
+        case .insufficientStorage:
+            // RFC 3463 4.3.1 "mail system full"; the reason (a path) is for the server's log.
+            out.reply(SMTPReply(452, "4.3.1", "Insufficient system storage, try again later"))
         }
         phase = .command
         if inputOverflowed {
             close(&out, SMTPReply(421, "4.7.0", "\(configuration.hostname) Too much pipelined input, closing connection"))
         } else {
             process(&out)
+            updateLineLimit()
         }
         return out.finish()
     }
@@ -156,6 +208,7 @@ public struct SMTPSession: Sendable {
                 return
             case .discardingLongLine:
                 guard input.discardLine() else { return }
+                lineLimitID = nil
                 phase = .command
                 reject(&out, SMTPReply(500, "5.5.2", "Line too long (limit \(configuration.effectiveMaxCommandLineLength) octets)"))
             case .command, .authPlain, .authLoginUsername, .authLoginPassword:
@@ -165,6 +218,7 @@ public struct SMTPSession: Sendable {
                 case .tooLong:
                     phase = .discardingLongLine
                 case .complete(let line):
+                    lineLimitID = nil
                     handleLine(line, &out)
                 }
             case .data(var decoder):
@@ -335,6 +389,7 @@ public struct SMTPSession: Sendable {
             }
             new.body = SMTPMessageBody(limit: configuration.effectiveMaxMessageSize, expectedSize: new.declaredSize)
             transaction = new
+            mailAccepted = true
             out.reply(SMTPReply(250, "2.1.0", "Sender ok"))
         } catch {
             reject(&out, error)
@@ -365,6 +420,7 @@ public struct SMTPSession: Sendable {
         guard argument.isEmpty else { return reject(&out, SMTPReply(501, "5.5.4", "Syntax: DATA")) }
         if let rejection = transferRejection(chunking: false) { return reject(&out, rejection) }
         phase = .data(SMTPDotDecoder())
+        messageLimitID = nextLimitID()
         out.reply(SMTPReply(354, nil, "End data with <CR><LF>.<CR><LF>"))
     }
 
@@ -379,7 +435,10 @@ public struct SMTPSession: Sendable {
         }
         // RFC 3030 section 2: the chunk is read even when the command is refused; the reply follows it.
         let rejection = transferRejection(chunking: true)
-        if rejection == nil { transaction?.usedChunking = true }
+        if rejection == nil, transaction?.usedChunking == false {
+            transaction?.usedChunking = true
+            messageLimitID = nextLimitID()
+        }
         phase = .chunk(size: size, remaining: size, last: words.count == 2, rejection: rejection)
     }
 

@@ -13,10 +13,15 @@ public struct SMTPServerConfiguration: Sendable {
     public var session: SMTPConfiguration
     /// Concurrent sessions; beyond it a client gets `421 4.7.0` and is disconnected.
     public var maxConnections: Int
+    /// Concurrent sessions from one client address; beyond it the client gets `421 4.7.0 Too many
+    /// connections from your address` and is disconnected, so one client cannot take every slot.
+    public var maxConnectionsPerAddress: Int
 
     public init(host: String = "127.0.0.1", port: Int = 0,
-                session: SMTPConfiguration = SMTPConfiguration(hostname: "understudy.localhost"), maxConnections: Int = 256) {
+                session: SMTPConfiguration = SMTPConfiguration(hostname: "understudy.localhost"), maxConnections: Int = 256,
+                maxConnectionsPerAddress: Int = 32) {
         self.host = host; self.port = port; self.session = session; self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
     }
 }
 
@@ -30,10 +35,13 @@ public final class SMTPServer: Sendable {
         self.configuration = configuration
         let session = configuration.session
         let busy = Array("421 4.7.0 \(session.hostname) too many concurrent sessions, try again later\r\n".utf8)
+        let crowded = Array("421 4.7.0 \(session.hostname) Too many connections from your address, try again later\r\n".utf8)
         tcp = TCPServer(
-            configuration: .init(host: configuration.host, port: configuration.port, maxConnections: configuration.maxConnections),
+            configuration: .init(host: configuration.host, port: configuration.port, maxConnections: configuration.maxConnections,
+                                 maxConnectionsPerAddress: configuration.maxConnectionsPerAddress),
             group: group,
             connectionLimitReached: { connection in connection.write(busy) },
+            addressLimitReached: { connection in connection.write(crowded) },
             makeHandler: { _ in SMTPConnectionHandler(session: SMTPSession(configuration: session), delivery: delivery) })
     }
 
@@ -53,8 +61,11 @@ final class SMTPConnectionHandler: ConnectionHandler {
     /// The timer behind `deadline`, and when it fires.
     var timer: Scheduled?
     var timerFiresAt: ContinuousClock.Instant?
-    /// When the session's current timeout runs out; nil when it has none.
+    /// When the session's current timeout or time limit runs out; nil when it has none.
     var deadline: ContinuousClock.Instant?
+    /// When the budgets the session set (a command line's, a message's) end, by budget id.
+    var lineLimitEnd: (id: UInt64, end: ContinuousClock.Instant)?
+    var messageLimitEnd: (id: UInt64, end: ContinuousClock.Instant)?
     weak var connection: (any Transport)?
 
     init(session: SMTPSession, delivery: any SMTPDeliveryHandler) {
@@ -112,15 +123,31 @@ final class SMTPConnectionHandler: ConnectionHandler {
     }
 
     /// The timeout of the session's current state (RFC 5321 4.5.3.2), re-armed after every
-    /// command. Timeouts are minutes long and commands come much faster, so re-arming only moves
-    /// `deadline`; the one timer, when it fires early, sleeps again until the deadline. A timer is
-    /// replaced only when the new deadline comes before it.
+    /// read, capped by the session's time limits (a command line's, a message's), which count from
+    /// when they first appear and are not moved by input. Timeouts are many seconds long and input
+    /// comes much faster, so re-arming only moves `deadline`; the one timer, when it fires early,
+    /// sleeps again until the deadline. A timer is replaced only when the new deadline comes before it.
     func armTimer(on connection: any Transport) {
         guard connection.isOpen, let timeout = session.currentTimeout else {
             deadline = nil  // a pending timer then finds nothing to do
+            lineLimitEnd = nil
+            messageLimitEnd = nil
             return
         }
-        let due = ContinuousClock.now + timeout
+        let now = ContinuousClock.now
+        var due = now + timeout
+        if let limit = session.commandLineTimeLimit {
+            if lineLimitEnd?.id != limit.id { lineLimitEnd = (limit.id, now + limit.duration) }
+            due = min(due, lineLimitEnd!.end)
+        } else {
+            lineLimitEnd = nil
+        }
+        if let limit = session.messageTimeLimit {
+            if messageLimitEnd?.id != limit.id { messageLimitEnd = (limit.id, now + limit.duration) }
+            due = min(due, messageLimitEnd!.end)
+        } else {
+            messageLimitEnd = nil
+        }
         deadline = due
         if let firesAt = timerFiresAt, timer != nil, firesAt <= due { return }
         startTimer(on: connection, at: due)

@@ -76,7 +76,7 @@ public final class Database {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
             sqlite3_free(errorMessage)
-            throw DatabaseError.sqlite(sqlite3_extended_errcode(db), message: message, sql: sql)
+            throw DatabaseError.sqlite(sqlite3_extended_errcode(db), message: message, sql: sql, systemErrno: sqlite3_system_errno(db))
         }
     }
 
@@ -289,7 +289,8 @@ final class PreparedStatement {
         case SQLITE_DONE: return false
         default:
             throw DatabaseError.sqlite(sqlite3_extended_errcode(connection),
-                                       message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+                                       message: String(cString: sqlite3_errmsg(connection)), sql: sql,
+                                       systemErrno: sqlite3_system_errno(connection))
         }
     }
 

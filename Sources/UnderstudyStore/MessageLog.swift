@@ -53,6 +53,8 @@ final class MessageLog: Sendable {
     /// Holds an exclusive flock on `<directory>/lock` while open.
     private let lockFD: Int32
     private let state: Mutex<Appender>
+    /// Test seam (see `MessageStore.failLogWrites`): nonzero makes every append fail with it.
+    let injectedWriteErrno = Atomic<Int32>(0)
 
     private struct Appender {
         var fd: Int32
@@ -195,7 +197,7 @@ final class MessageLog: Sendable {
                 let next = s.segment + 1
                 let fd = Glibc.open(Self.path(directory, next), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
                 guard fd >= 0 else {
-                    throw DatabaseError.invalidPath(Self.path(directory, next), reason: "cannot start a log segment (\(errnoText()))")
+                    throw DatabaseError.storage(Self.path(directory, next), errno: errno, doing: "start the message log segment")
                 }
                 _ = ftruncate(s.fd, off_t(s.tail))  // give back the space allocated ahead
                 Glibc.close(s.fd)
@@ -208,7 +210,8 @@ final class MessageLog: Sendable {
                 if CShims_fallocate(s.fd, s.allocated, length) == 0 { s.allocated += length }
             }
             var written = 0
-            let failure: Int32? = record.withUnsafeBytes { bytes in
+            let injected = injectedWriteErrno.load(ordering: .relaxed)
+            let failure: Int32? = injected != 0 ? injected : record.withUnsafeBytes { bytes in
                 while written < bytes.count {
                     let n = pwrite(s.fd, bytes.baseAddress! + written, bytes.count - written, off_t(start) + off_t(written))
                     if n > 0 { written += n } else if n < 0 && errno == EINTR { continue } else { return n < 0 ? errno : ENOSPC }
@@ -219,8 +222,7 @@ final class MessageLog: Sendable {
                 // Leave no partial record behind.
                 _ = ftruncate(s.fd, off_t(start))
                 s.allocated = start
-                throw DatabaseError.invalidPath(Self.path(directory, s.segment),
-                                                reason: "cannot write to the message log (\(String(cString: strerror(failure))))")
+                throw DatabaseError.storage(Self.path(directory, s.segment), errno: failure, doing: "write to the message log")
             }
             s.tail = start + Int64(record.count)
             return (Position.make(segment: s.segment, offset: start), Position.make(segment: s.segment, offset: s.tail))

@@ -1,6 +1,11 @@
 import CSQLite
 import CShims
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The mail sink's message store: an append-only log of raw messages (`MessageLog`), indexed by
 /// SQLite in WAL mode, with one serialized writer and reads on a second connection that never
@@ -45,6 +50,8 @@ public final class MessageStore: Sendable {
     private let writerState: Mutex<WriterState>
     /// Ids are given out in log order: the generator moves only while a record is appended.
     private let appender: Mutex<MessageIDGenerator>
+    /// Test seam (see `failIndexWrites`): nonzero makes every write transaction fail with it.
+    private let injectedWriteErrno = Atomic<Int32>(0)
 
     private struct WriterState {
         var count: Int
@@ -137,6 +144,29 @@ public final class MessageStore: Sendable {
 
     // MARK: Writing
 
+    /// Test seam for a full or failing disk, deterministic where a real one is not: from now on
+    /// every append to the log fails as `pwrite` would with `errno`; 0 ends it.
+    package func failLogWrites(errno: Int32) {
+        log.injectedWriteErrno.store(errno, ordering: .relaxed)
+    }
+
+    /// The same for every SQLite write (indexing, search indexing, deleting), failing as SQLite
+    /// reports it: SQLITE_FULL for ENOSPC, SQLITE_IOERR_WRITE otherwise. 0 ends it.
+    package func failIndexWrites(errno: Int32) {
+        injectedWriteErrno.store(errno, ordering: .relaxed)
+    }
+
+    /// `pool.write`, through the test seam.
+    private func write<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        let injected = injectedWriteErrno.load(ordering: .relaxed)
+        if injected == ENOSPC {
+            throw DatabaseError.sqlite(13, message: "database or disk is full", systemErrno: injected)
+        } else if injected != 0 {
+            throw DatabaseError.sqlite(778, message: "disk I/O error", systemErrno: injected)
+        }
+        return try pool.write(body)
+    }
+
     /// Stores one message in one transaction and returns its id.
     @discardableResult
     public func insert(_ message: NewMessage) throws -> String {
@@ -182,7 +212,7 @@ public final class MessageStore: Sendable {
         try writerState.withLock { state in
             precondition(batch.first!.logged.position >= state.logIndexedThrough, "messages must be indexed in log order")
             var seq = state.lastSeq
-            let (count, pruned) = try pool.write { db in
+            let (count, pruned) = try write { db in
                 for (message, logged) in batch {
                     seq += 1
                     try Self.insert(message, seq: seq, logged: logged, into: db)
@@ -221,7 +251,7 @@ public final class MessageStore: Sendable {
         try writerState.withLock { state in
             guard state.unindexed > 0 else { return 0 }
             let from = state.indexedThrough
-            let (indexed, upTo, remaining) = try pool.write { db -> (Int, Int64, Int) in
+            let (indexed, upTo, remaining) = try write { db -> (Int, Int64, Int) in
                 guard let upTo = try db.fetchScalar(Int64.self, """
                     SELECT max(seq) FROM (SELECT seq FROM messages WHERE seq > ? ORDER BY seq LIMIT ?)
                     """, arguments: [.integer(from), .integer(Int64(max(1, limit)))]) else { return (0, from, 0) }
@@ -298,7 +328,7 @@ public final class MessageStore: Sendable {
     public func delete(id: String) throws -> Bool {
         guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
         return try writerState.withLock { state in
-            let deleted = try pool.write { db in
+            let deleted = try write { db in
                 try db.execute("DELETE FROM messages WHERE id = ?", arguments: [.text(id)])
                 return db.changedRowCount
             }
@@ -312,7 +342,7 @@ public final class MessageStore: Sendable {
     @discardableResult
     public func deleteAll() throws -> Int {
         try writerState.withLock { state in
-            let deleted = try pool.write { db in
+            let deleted = try write { db in
                 // Empty the index in one step; with no bodies left the unindex trigger does nothing.
                 try db.execute("INSERT INTO message_search (message_search) VALUES ('delete-all')")
                 try db.execute("DELETE FROM message_bodies")

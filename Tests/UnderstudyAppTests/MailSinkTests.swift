@@ -136,6 +136,91 @@ import Glibc
         #expect(got[2]?.status == 404)  // indexed, and it has no link
     }
 
+    /// Polls `condition` for up to 10 s.
+    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+        for _ in 0..<5000 {
+            if try condition() { return true }
+            usleep(2000)
+        }
+        return try condition()
+    }
+
+    /// The SMTP reply that refused a message, from the client's error.
+    static func refusal(_ body: () throws -> String) -> String {
+        do { return "accepted: " + (try body()) } catch { return "\(error)" }
+    }
+
+    @Test func aFullDiskKeepsWhatWasAnswered250AndSaysSo() throws {
+        let (app, http, smtp) = try Self.start()
+        defer { app.shutdown() }
+        let store = app.inbox.store
+        // Three messages answered 250 from the log while the index's writer is held; then the disk fills.
+        let holding = Atomic<Bool>(false)
+        let release = Atomic<Bool>(false)
+        let holder = try spawnThread {
+            _ = try? store.pool.writeWithoutTransaction { _ in
+                holding.store(true, ordering: .sequentiallyConsistent)
+                while !release.load(ordering: .sequentiallyConsistent) { usleep(1000) }
+            }
+        }
+        while !holding.load(ordering: .sequentiallyConsistent) { usleep(1000) }
+        for n in 0..<3 {
+            let queued = try smtp.send(from: "noreply@example.com", to: ["full@example.com"],
+                                       message: Self.message(to: "full@example.com", subject: "Code \(n)", body: "Your code is 13579\(n)."))
+            #expect(queued.contains("queued as"))
+        }
+        store.failIndexWrites(errno: ENOSPC)
+        release.store(true, ordering: .sequentiallyConsistent)
+        holder.join()
+        #expect(Self.eventually { app.inbox.indexFailure != nil })
+
+        // Every read that would miss them answers 503 naming the disk, rather than without them.
+        for path in ["/api/messages?to=full@example.com", "/api/otp?to=full@example.com&wait=30", "/api/messages"] {
+            let r = try http.get(path, readTimeout: 30)
+            #expect(r.status == 503, "\(path)")
+            #expect(r.json?["error"] == "storage_unavailable", "\(path)")
+            let message = r.json?["message"]?.stringValue ?? ""
+            #expect(message.contains(store.path) && message.contains("No space left on device (ENOSPC)"), "\(path): \(message)")
+        }
+        #expect(try http.request("DELETE", "/api/messages").status == 503)
+        // New mail is refused with 452 4.3.1, and nothing of it is kept.
+        #expect(Self.refusal {
+            try smtp.send(from: "noreply@example.com", to: ["full@example.com"], message: Self.message(to: "full@example.com", subject: "late", body: "x"))
+        }.contains("452 4.3.1"))
+
+        // The disk has room again: the retry indexes the three, and mail is accepted.
+        store.failIndexWrites(errno: 0)
+        #expect(Self.eventually { !app.inbox.hasPendingCommits })
+        let list = try http.get("/api/messages?to=full@example.com")
+        #expect(list.status == 200 && list.json?["total"] == 3)
+        #expect(try http.get("/api/otp?to=full@example.com").json?["code"] == "135792")
+        #expect(try smtp.send(from: "noreply@example.com", to: ["full@example.com"],
+                              message: Self.message(to: "full@example.com", subject: "after", body: "y")).contains("queued as"))
+
+        // A delete on a full disk, with nothing pending, is a 503 too (it was a 500).
+        store.failIndexWrites(errno: ENOSPC)
+        let id = try #require(list.json?["messages"]?[0]?["id"]?.stringValue)
+        let deleted = try http.request("DELETE", "/api/messages/\(id)")
+        #expect(deleted.status == 503 && deleted.json?["error"] == "storage_unavailable")
+        store.failIndexWrites(errno: 0)
+        #expect(try http.request("DELETE", "/api/messages/\(id)").status == 204)
+    }
+
+    @Test func aFailedLogWriteAnswers452WhenTheDiskIsFullAnd451Otherwise() throws {
+        let (app, http, smtp) = try Self.start()
+        defer { app.shutdown() }
+        let send = { try smtp.send(from: "noreply@example.com", to: ["log@example.com"],
+                                   message: Self.message(to: "log@example.com", subject: "s", body: "b")) }
+        app.inbox.store.failLogWrites(errno: ENOSPC)
+        #expect(Self.refusal(send).contains("452 4.3.1 Insufficient system storage"))
+        app.inbox.store.failLogWrites(errno: EIO)
+        let ioError = Self.refusal(send)
+        #expect(ioError.contains("451 4.3.0") && ioError.contains("Input/output error (EIO)"), "\(ioError)")
+        app.inbox.store.failLogWrites(errno: 0)
+        #expect(try send().contains("queued as"))
+        #expect(try http.get("/api/messages?to=log@example.com").json?["total"] == 1)
+    }
+
     @Test func serverSentEventsAnnounceNewMessages() throws {
         let (app, _, smtp) = try Self.start()
         defer { app.shutdown() }

@@ -139,7 +139,7 @@ import Glibc
         #expect(answered.withLock { $0 } == [0, 1])
         #expect(inbox.hasPendingCommits)
         let read = Mutex<Int?>(nil)
-        #expect(inbox.afterPendingCommits { read.withLock { $0 = try? inbox.store.count() } })
+        #expect(inbox.afterPendingCommits { _ in read.withLock { $0 = try? inbox.store.count() } })
         usleep(50_000)
         #expect(read.withLock { $0 } == nil)
         release.signal()
@@ -149,7 +149,7 @@ import Glibc
         #expect(answered.withLock { $0.sorted() } == [0, 1, 2, 3])
         #expect(read.withLock { $0 } == 4)  // the read saw every message answered before it asked
         #expect(!inbox.hasPendingCommits)
-        #expect(!inbox.afterPendingCommits { Issue.record("nothing was pending") })
+        #expect(!inbox.afterPendingCommits { _ in Issue.record("nothing was pending") })
     }
 
     @Test func steadyMailIsIndexedInTransactionsSpacedApart() throws {
@@ -172,10 +172,43 @@ import Glibc
         #expect(try inbox.store.count() == 60)
     }
 
+    /// Accepts `count` messages while the index's writer is held, so all are answered from the
+    /// log before the first index transaction runs; `thenHold` runs before the writer is released.
+    static func acceptWhileIndexHeld(_ inbox: Inbox, count: Int, to address: String, thenHold: () throws -> Void) throws -> Int {
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? inbox.store.pool.writeWithoutTransaction { _ in holding.signal(); release.wait() }
+            finished.signal()
+        }
+        holding.wait()
+        let answered = Atomic<Int>(0)
+        for i in 0..<count {
+            inbox.accept(raw: mail(to: address, subject: "m\(i)", body: "code \(200000 + i)"), envelopeFrom: "a@x",
+                         envelopeTo: [address]) { r in
+                if case .success = r { answered.add(1, ordering: .relaxed) }
+            }
+        }
+        try thenHold()
+        release.signal()
+        finished.wait()
+        return answered.load(ordering: .relaxed)
+    }
+
+    /// Polls `condition` for up to 10 s.
+    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+        for _ in 0..<5000 {
+            if try condition() { return true }
+            usleep(2000)
+        }
+        return try condition()
+    }
+
     @Test func aFailedIndexTransactionIsRetriedAndLosesNothing() throws {
         let inbox = try Self.inbox()
         defer { inbox.store.close() }
-        // A trigger that fails every insert while a switch row exists, as a full disk would.
+        // A trigger that fails every insert while a switch row exists: a failure that is not the disk.
         try inbox.store.pool.writeWithoutTransaction { db in
             try db.execute("""
                 CREATE TEMP TABLE fail_switch (on_ INTEGER);
@@ -184,28 +217,70 @@ import Glibc
                 WHEN EXISTS (SELECT 1 FROM fail_switch) BEGIN SELECT RAISE(ABORT, 'injected failure'); END;
                 """)
         }
-        let answered = Atomic<Int>(0)
-        for i in 0..<3 {
-            inbox.accept(raw: mail(subject: "m\(i)", body: "code \(200000 + i)"), envelopeFrom: "a@x",
-                         envelopeTo: ["retry@example.com"]) { r in
-                if case .success = r { answered.add(1, ordering: .relaxed) }
-            }
-        }
-        usleep(100_000)
-        #expect(answered.load(ordering: .relaxed) == 3)  // stored in the log: answered
+        let answered = try Self.acceptWhileIndexHeld(inbox, count: 3, to: "retry@example.com") {}
+        #expect(answered == 3)  // stored in the log: answered
+        #expect(Self.eventually { inbox.indexFailure != nil })
         #expect(inbox.hasPendingCommits)  // but not indexed: the transaction keeps failing
         #expect(try inbox.store.count() == 0)
-        // A reader with a timeout is answered anyway, and only once.
-        let runs = Atomic<Int>(0)
-        #expect(inbox.afterPendingCommits(timeout: .milliseconds(50)) { runs.add(1, ordering: .relaxed) })
-        var waited = 0
-        while runs.load(ordering: .relaxed) == 0 && waited < 5000 { usleep(2000); waited += 2 }
-        #expect(runs.load(ordering: .relaxed) == 1)
+        #expect(inbox.indexFailure?.errorCode == "index_unavailable")
+        // A reader is told at once, and only once.
+        let outcomes = Mutex<[InboxError?]>([])
+        #expect(inbox.afterPendingCommits(timeout: .seconds(60)) { e in outcomes.withLock { $0.append(e) } })
+        #expect(Self.eventually { !outcomes.withLock { $0 }.isEmpty })
+        #expect(outcomes.withLock { $0.first??.isStorageUnavailable } == true)
         try inbox.store.pool.writeWithoutTransaction { db in try db.execute("DELETE FROM fail_switch") }
         Self.afterPendingCommits(inbox)  // the retry gets through
         #expect(try inbox.store.count() == 3)
         #expect(try inbox.store.list(MessageFilter(to: "retry@example.com")).items.map(\.subject) == ["m2", "m1", "m0"])
-        #expect(runs.load(ordering: .relaxed) == 1)  // not run again when the index caught up
+        #expect(outcomes.withLock { $0.count } == 1)  // not run again when the index caught up
+        #expect(inbox.indexFailure == nil)
+    }
+
+    @Test func aFullDiskRefusesNewMailAndKeepsWhatWasAccepted() throws {
+        let inbox = try Self.inbox()
+        defer { inbox.store.close() }
+        let answered = try Self.acceptWhileIndexHeld(inbox, count: 5, to: "full@example.com") {
+            inbox.store.failIndexWrites(errno: ENOSPC)
+        }
+        #expect(answered == 5)
+        #expect(Self.eventually { inbox.indexFailure != nil })
+        let failure = try #require(inbox.indexFailure)
+        #expect(failure.isOutOfSpace && failure.errorCode == "storage_unavailable")
+        #expect(failure.description.contains(inbox.store.path) && failure.description.contains("No space left on device (ENOSPC)"))
+        // New mail is refused rather than answered and left unindexable.
+        let refused = Outcome<Result<String, InboxError>>()
+        inbox.accept(raw: mail(to: "full@example.com", subject: "late", body: "x"), envelopeFrom: "a@x",
+                     envelopeTo: ["full@example.com"]) { refused.set($0) }
+        guard case .failure(let error)? = refused.wait() else { Issue.record("accepted on a full disk"); return }
+        #expect(error.isOutOfSpace)
+        // A read that would miss the five is told why, at once, instead of answering without them.
+        let told = Outcome<InboxError?>()
+        #expect(inbox.afterPendingCommits(timeout: .seconds(60)) { told.set($0) })
+        #expect(told.wait()??.isOutOfSpace == true)
+        // The fault clears: the retry indexes all five, and mail is accepted again.
+        inbox.store.failIndexWrites(errno: 0)
+        Self.afterPendingCommits(inbox)
+        #expect(try inbox.store.count() == 5)
+        #expect(inbox.indexFailure == nil)
+        _ = try inbox.acceptAndWait(raw: mail(to: "full@example.com", subject: "after", body: "y"), envelopeFrom: "a@x",
+                                    envelopeTo: ["full@example.com"])
+        #expect(try inbox.store.count() == 6)
+    }
+
+    @Test(arguments: [(ENOSPC, true), (EIO, false)])
+    func aFailedLogAppendRefusesTheMessage(code: Int32, outOfSpace: Bool) throws {
+        let inbox = try Self.inbox()
+        defer { inbox.store.close() }
+        inbox.store.failLogWrites(errno: code)
+        let result = Outcome<Result<String, InboxError>>()
+        inbox.accept(raw: mail(subject: "s", body: "b"), envelopeFrom: "a@x", envelopeTo: ["log@example.com"]) { result.set($0) }
+        guard case .failure(let error)? = result.wait() else { Issue.record("accepted though the log write failed"); return }
+        #expect(error.isOutOfSpace == outOfSpace)
+        #expect(error.description.contains(DatabaseError.errnoDescription(code)))
+        #expect(!inbox.hasPendingCommits)
+        inbox.store.failLogWrites(errno: 0)
+        _ = try inbox.acceptAndWait(raw: mail(subject: "s", body: "b"), envelopeFrom: "a@x", envelopeTo: ["log@example.com"])
+        #expect(try inbox.store.count() == 1)
     }
 
     @Test func closingIndexesWhatIsPendingFirst() throws {
@@ -226,10 +301,16 @@ import Glibc
                 == reopened.log.tail)
     }
 
-    /// Blocks until every message appended so far is indexed.
+    /// Blocks until every message appended so far is indexed (while the index fails, until it recovers).
     static func afterPendingCommits(_ inbox: Inbox) {
-        let done = DispatchSemaphore(value: 0)
-        if inbox.afterPendingCommits({ done.signal() }) { done.wait() }
+        for _ in 0..<1000 {
+            let done = DispatchSemaphore(value: 0)
+            let failed = Atomic<Bool>(false)
+            guard inbox.afterPendingCommits({ e in failed.store(e != nil, ordering: .relaxed); done.signal() }) else { return }
+            done.wait()
+            if !failed.load(ordering: .relaxed) { return }
+            usleep(10_000)
+        }
     }
 
     @Test func waiterIsAnsweredByTheNextMatchingMessage() throws {

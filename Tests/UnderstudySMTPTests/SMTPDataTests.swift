@@ -36,7 +36,7 @@ import Testing
 
     @Test(arguments: Feeding.allCases)
     func bareLineFeedsAreNormalised(feeding: Feeding) {
-        // Commands and data with bare LF; LF.LF ends the data too.
+        // Commands and data with bare LF; only CRLF.CRLF ends the data (see SMTPSmugglingTests).
         let outcome = Conversation(greeting, [
             .raw(bytes("EHLO lf.test\n")),
             .server("250-mx.test greets lf.test"),
@@ -44,7 +44,7 @@ import Testing
             .server("250-ENHANCEDSTATUSCODES"), .server("250-AUTH PLAIN LOGIN"), .server("250 CHUNKING"),
             .raw(bytes("MAIL FROM:<a@b.test>\nRCPT TO:<c@d.test>\nDATA\n")),
             .server("250 2.1.0 Sender ok"), .server("250 2.1.5 Recipient ok"), .server("354 End data with <CR><LF>.<CR><LF>"),
-            .raw(bytes("Subject: lf\n\nline one\r\nline two\n..stuffed\n.\n")),
+            .raw(bytes("Subject: lf\n\nline one\r\nline two\n..stuffed\r\n.\r\n")),
         ], queued("lf"), [.raw(bytes("QUIT\n")), .server("221 2.0.0 mx.test Bye"), .closed]).check(feeding)
         #expect(outcome.envelopes.first?.data == bytes("Subject: lf\r\n\r\nline one\r\nline two\r\n.stuffed\r\n"))
     }
