@@ -33,6 +33,9 @@ public final class Application: Sendable {
     public let smtpAddress: String
     /// The bound HTTPS address, when HTTPS is on.
     public let httpsAddress: String?
+    /// The bound SMTPS address, when implicit-TLS SMTP is on.
+    public let smtpsAddress: String?
+    let smtpsServer: SMTPServer?
 
     /// Builds every part, binds every listener and starts serving. Errors say what to change.
     public init(configuration: Configuration, clock: @escaping UnixClock = systemUnixClock) throws {
@@ -50,7 +53,12 @@ public final class Application: Sendable {
             }
             httpsAddress = address
         }
-        let authority = try httpsAddress.map { _ in try Self.openAuthority(configuration) }
+        let smtpsAddress = try configuration.smtps.map { text in
+            guard let address = ListenAddress(text) else { throw ConfigurationError.invalid("smtps", "must be host:port, got '\(text)'") }
+            return address
+        }
+        let usesTLS = httpsAddress != nil || smtpsAddress != nil || configuration.mail.startTLS
+        let authority = usesTLS ? try Self.openAuthority(configuration) : nil
         self.certificateAuthority = authority
         let store: MessageStore
         do {
@@ -98,9 +106,23 @@ public final class Application: Sendable {
         if let user = configuration.mail.username, let password = configuration.mail.password {
             session.credentials = SMTPCredentials(username: user, password: password)
         }
-        let smtp = SMTPServer(configuration: .init(host: smtpAddress.host, port: smtpAddress.port, session: session,
-                                                   maxConnectionsPerAddress: configuration.mail.maxSessionsPerAddress),
-                              group: group, delivery: InboxDelivery(inbox: inbox))
+        session.offersTLS = configuration.mail.startTLS && tlsLayer != nil
+        session.requireTLS = configuration.mail.requireTLS
+        var smtpConfiguration = SMTPServerConfiguration(host: smtpAddress.host, port: smtpAddress.port, session: session,
+                                                        maxConnectionsPerAddress: configuration.mail.maxSessionsPerAddress)
+        smtpConfiguration.startTLS = session.offersTLS ? tlsLayer : nil
+        let delivery = InboxDelivery(inbox: inbox)
+        let smtp = SMTPServer(configuration: smtpConfiguration, group: group, delivery: delivery)
+        var smtps: SMTPServer?
+        if let smtpsAddress, let tlsLayer {
+            var implicit = smtpConfiguration
+            implicit.host = smtpsAddress.host
+            implicit.port = smtpsAddress.port
+            implicit.session.offersTLS = false
+            implicit.startTLS = nil
+            implicit.connectionLayer = tlsLayer
+            smtps = SMTPServer(configuration: implicit, group: group, delivery: delivery)
+        }
         do {
             httpAddresses = try http.start().map(\.description)
         } catch {
@@ -128,11 +150,23 @@ public final class Application: Sendable {
             store.close()
             throw StartupError("cannot listen for SMTP on \(configuration.smtp): \(error); choose another address with --smtp HOST:PORT (port 0 picks a free one)")
         }
+        do {
+            self.smtpsAddress = try smtps?.start().description
+        } catch {
+            smtp.shutdown()
+            https?.shutdown()
+            http.shutdown()
+            group.shutdownGracefully(timeout: .seconds(1))
+            workers.shutdown()
+            store.close()
+            throw StartupError("cannot listen for SMTPS on \(configuration.smtps ?? ""): \(error); choose another address with --smtps HOST:PORT (port 0 picks a free one)")
+        }
         self.group = group
         self.workers = workers
         self.http = http
         self.https = https
         self.smtp = smtp
+        self.smtpsServer = smtps
     }
 
     /// Stops accepting, lets in-flight requests and sessions finish, joins the loop threads, and
@@ -141,6 +175,7 @@ public final class Application: Sendable {
         https?.shutdown()
         http.shutdown()
         smtp.shutdown()
+        smtpsServer?.shutdown()
         group.shutdownGracefully(timeout: .seconds(5))
         workers.shutdown()
         inbox.close()
@@ -149,7 +184,8 @@ public final class Application: Sendable {
     /// The CA in `--ca DIR`, else in the user's data directory, made there on first use.
     static func openAuthority(_ configuration: Configuration) throws -> CertificateAuthority {
         guard let directory = configuration.caDirectory else {
-            throw StartupError("no folder for the local CA: neither XDG_DATA_HOME nor HOME is set; name one with --ca DIR, or turn HTTPS off with --https null")
+            throw StartupError("no folder for the local CA: neither XDG_DATA_HOME nor HOME is set; name one with --ca DIR, "
+                + "or turn TLS off (--https null --mail-start-tls false)")
         }
         do {
             return try CertificateAuthority(directory: directory)

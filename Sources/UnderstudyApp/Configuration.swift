@@ -11,6 +11,10 @@ public struct MailSettings: Sendable {
     public var idleTimeoutBeforeMail = 30
     public var commandTimeLimit = 60
     public var messageTimeLimit = 600
+    /// Offer STARTTLS, with certificates from the local CA.
+    public var startTLS = true
+    /// Refuse MAIL, RCPT, DATA and AUTH (530) before TLS.
+    public var requireTLS = false
     public var username: String?
     public var password: String?
     public init() {}
@@ -29,6 +33,8 @@ public struct Configuration: Sendable {
     public var https: String? = "127.0.0.1:7443"
     /// The local CA's directory; nil: the user's data directory (`CertificateAuthority.defaultDirectory`).
     public var caDirectory: String?
+    /// Implicit-TLS SMTP listen address (SMTPS, RFC 8314); nil: off.
+    public var smtps: String?
     public var providers = ProviderSettings()
     public var mail = MailSettings()
 
@@ -64,6 +70,9 @@ public struct Configuration: Sendable {
         SettingSpec("mail.idleTimeoutBeforeMail", .integer(1...3600), "seconds an SMTP session may idle before its first MAIL (300 after it)"),
         SettingSpec("mail.commandTimeLimit", .integer(1...3600), "seconds one SMTP command line may take from its first byte, however it trickles in"),
         SettingSpec("mail.messageTimeLimit", .integer(1...86_400), "seconds one message's DATA or BDAT content may take in all"),
+        SettingSpec("smtps", .string, nullable: true, "SMTP over implicit TLS (SMTPS) listen address, host:port; null: off"),
+        SettingSpec("mail.startTLS", .boolean, "offer STARTTLS on the SMTP port, with a certificate from the local CA"),
+        SettingSpec("mail.requireTLS", .boolean, "refuse MAIL, RCPT, DATA and AUTH with 530 until the client has started TLS"),
         SettingSpec("mail.username", .string, nullable: true, "SMTP AUTH user; null accepts any credentials"),
         SettingSpec("mail.password", .string, nullable: true, "SMTP AUTH password"),
     ]
@@ -162,6 +171,10 @@ public struct Configuration: Sendable {
             throw .invalid("https", "must be host:port, e.g. 127.0.0.1:7443, or null to turn HTTPS off, got '\(https)'")
         }
         c.caDirectory = optional("ca")
+        c.smtps = optional("smtps")
+        if let smtps = c.smtps, ListenAddress(smtps) == nil {
+            throw .invalid("smtps", "must be host:port, e.g. 127.0.0.1:7465, or null to turn SMTPS off, got '\(smtps)'")
+        }
 
         var p = ProviderSettings()
         p.identitySeed = string("identitySeed")
@@ -189,6 +202,11 @@ public struct Configuration: Sendable {
         c.mail.idleTimeoutBeforeMail = Int(int("mail.idleTimeoutBeforeMail"))
         c.mail.commandTimeLimit = Int(int("mail.commandTimeLimit"))
         c.mail.messageTimeLimit = Int(int("mail.messageTimeLimit"))
+        c.mail.startTLS = get(tree, "mail.startTLS").boolValue ?? true
+        c.mail.requireTLS = get(tree, "mail.requireTLS").boolValue ?? false
+        if c.mail.requireTLS && !c.mail.startTLS && c.smtps == nil {
+            throw .invalid("mail.requireTLS", "needs TLS to be possible: keep mail.startTLS on, or set smtps")
+        }
         c.mail.username = optional("mail.username")
         c.mail.password = optional("mail.password")
         if (c.mail.username == nil) != (c.mail.password == nil) {

@@ -11,6 +11,7 @@ enum EmbeddedDefaults {
   "threads": null,
   "https": "127.0.0.1:7443",
   "ca": null,
+  "smtps": null,
   "identitySeed": "understudy-development-seed",
   "apple": {
     "issuer": "https://appleid.apple.com",
@@ -44,6 +45,8 @@ enum EmbeddedDefaults {
     "idleTimeoutBeforeMail": 30,
     "commandTimeLimit": 60,
     "messageTimeLimit": 600,
+    "startTLS": true,
+    "requireTLS": false,
     "username": null,
     "password": null
   }

@@ -33,12 +33,14 @@ enum ServeCommand {
             log.info("https listening on https://\(https) as \(VirtualHosts.hosts.joined(separator: ", ")) and localhost")
             log.info("local CA \(ca.certificatePath)\(ca.wasCreated ? " (made now)" : ""): trust it to reach the HTTPS port; see `understudy ca`")
         }
-        log.info("smtp listening on \(app.smtpAddress)")
+        log.info("smtp listening on \(app.smtpAddress)\(configuration.mail.startTLS && app.certificateAuthority != nil ? " (STARTTLS offered)" : "")")
+        if let smtps = app.smtpsAddress { log.info("smtps listening on \(smtps) (implicit TLS)") }
         log.info("inbox store \(configuration.dataPath ?? "temporary (removed at exit; keep one with --data PATH)")")
         let readyFile = parsed.value("--ready-file")
         if let readyFile {
             var fields: [(String, JSONValue)] = [("http", .string(app.httpAddresses.first ?? "")), ("smtp", .string(app.smtpAddress))]
             if let https = app.httpsAddress { fields.append(("https", .string(https))) }
+            if let smtps = app.smtpsAddress { fields.append(("smtps", .string(smtps))) }
             if let ca = app.certificateAuthority { fields.append(("ca", .string(ca.certificatePath))) }
             fields.append(("pid", .integer(Int64(getpid()))))
             let ready = JSONValue.object(JSONObject(fields))

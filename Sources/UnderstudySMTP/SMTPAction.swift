@@ -8,4 +8,8 @@ public enum SMTPAction: Sendable, Equatable {
     case deliver(SMTPEnvelope)
     /// Close the connection once the preceding `send`s are written. The session ignores further input.
     case close
+    /// After the preceding `send`s (the 220 to STARTTLS), put TLS under the session: the next bytes
+    /// the session receives must be the decrypted ones. What the client pipelined after STARTTLS
+    /// was discarded (RFC 3207 §4.2).
+    case startTLS
 }

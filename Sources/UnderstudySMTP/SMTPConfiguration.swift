@@ -37,6 +37,12 @@ public struct SMTPConfiguration: Sendable {
     /// When true, MAIL before a successful AUTH gets 530 5.7.0.
     public var requireAuthentication: Bool = false
 
+    /// Offer STARTTLS (RFC 3207): the edge can put TLS under the session when asked.
+    public var offersTLS: Bool = false
+
+    /// When true (and TLS is offered), MAIL, RCPT, DATA, BDAT and AUTH before TLS get 530 5.7.0.
+    public var requireTLS: Bool = false
+
     /// How long the session waits for the next command or AUTH response once a MAIL was accepted
     /// (RFC 5321 4.5.3.2.7: at least 5 minutes).
     public var commandTimeout: Duration = .seconds(300)

@@ -20,6 +20,8 @@ public struct SMTPEnvelope: Sendable, Equatable {
     public var usedChunking: Bool
     /// The message: for DATA dot-unstuffed, every line ending normalised to CRLF; for BDAT the exact octets sent.
     public var data: [UInt8]
+    /// True when the message came over TLS (STARTTLS or an implicit-TLS port).
+    public var overTLS = false
 
     public init(
         heloName: String, usedEHLO: Bool, authenticatedUser: String?, mailFrom: String, recipients: [String],
@@ -38,10 +40,10 @@ public struct SMTPEnvelope: Sendable, Equatable {
     }
 
     /// The protocol name for a Received header's `with` clause (RFC 3848, RFC 6531 section 3.7.4):
-    /// SMTP, ESMTP, ESMTPA, UTF8SMTP or UTF8SMTPA (this server never runs TLS, so no S forms).
+    /// SMTP, ESMTP, ESMTPS, ESMTPA, ESMTPSA, and the UTF8SMTP forms.
     public var receivedProtocol: String {
         guard usedEHLO else { return "SMTP" }
-        let base = smtpUTF8 ? "UTF8SMTP" : "ESMTP"
+        let base = (smtpUTF8 ? "UTF8SMTP" : "ESMTP") + (overTLS ? "S" : "")
         return authenticatedUser == nil ? base : base + "A"
     }
 }

@@ -1,5 +1,6 @@
 /// The server side of one SMTP session (RFC 5321 with PIPELINING, SIZE, 8BITMIME, SMTPUTF8,
-/// ENHANCEDSTATUSCODES, AUTH PLAIN/LOGIN and CHUNKING) as a pure state machine: bytes in, actions out.
+/// ENHANCEDSTATUSCODES, AUTH PLAIN/LOGIN, CHUNKING and STARTTLS) as a pure state machine: bytes in,
+/// actions out.
 ///
 /// The edge calls `start()` once the connection is accepted, `receive(_:)` with every read, `timedOut()`
 /// when `currentTimeout` elapses without input or a time limit (`commandLineTimeLimit`,
@@ -24,6 +25,9 @@ public struct SMTPSession: Sendable {
     private var inputOverflowed = false
     /// Set by the first accepted MAIL: the idle timeout is `commandTimeout` from then on.
     private var mailAccepted = false
+    /// TLS is under the session (after STARTTLS, or an implicit-TLS listener): STARTTLS is no
+    /// longer offered, and `requireTLS` is met.
+    public private(set) var isTLSActive = false
     /// The budget of the command line being received, while one is (see `commandLineTimeLimit`).
     private var lineLimitID: UInt64?
     /// The budget of the message being received (set at the 354 or the first BDAT).
@@ -114,6 +118,11 @@ public struct SMTPSession: Sendable {
     }
 
     // MARK: Events from the edge
+
+    /// The connection is TLS from its start (SMTPS, RFC 8314): call before `start()`.
+    public mutating func tlsIsActive() {
+        isTLSActive = true
+    }
 
     /// The 220 greeting. Call once, before any `receive(_:)`; later calls return nothing.
     public mutating func start() -> [SMTPAction] {
@@ -295,10 +304,15 @@ public struct SMTPSession: Sendable {
         }
         switch verb {
         case "EHLO", "HELO": hello(extended: verb == "EHLO", argument, &out)
-        case "MAIL": mail(argument, &out)
-        case "RCPT": recipient(argument, &out)
-        case "DATA": data(argument, &out)
-        case "BDAT": bdat(argument, &out)
+        case "MAIL", "RCPT", "DATA", "BDAT", "AUTH":
+            if let refusal = tlsRequiredRejection() { return reject(&out, refusal) }
+            switch verb {
+            case "MAIL": mail(argument, &out)
+            case "RCPT": recipient(argument, &out)
+            case "DATA": data(argument, &out)
+            case "BDAT": bdat(argument, &out)
+            default: auth(argument, &out)
+            }
         case "RSET":
             guard argument.isEmpty else { return reject(&out, SMTPReply(501, "5.5.4", "Syntax: RSET")) }
             transaction = nil
@@ -312,8 +326,9 @@ public struct SMTPSession: Sendable {
             guard !argument.isEmpty else { return reject(&out, SMTPReply(501, "5.5.4", "Syntax: VRFY <address>")) }
             junk(&out, SMTPReply(252, "2.5.0", "Cannot VRFY user, but will accept message and attempt delivery"))
         case "HELP":
-            junk(&out, SMTPReply(214, "2.0.0", "Commands: EHLO HELO MAIL RCPT DATA BDAT RSET NOOP QUIT VRFY HELP AUTH"))
-        case "AUTH": auth(argument, &out)
+            junk(&out, SMTPReply(214, "2.0.0", "Commands: EHLO HELO MAIL RCPT DATA BDAT RSET NOOP QUIT VRFY HELP AUTH"
+                                 + (configuration.offersTLS ? " STARTTLS" : "")))
+        case "STARTTLS" where configuration.offersTLS: startTLS(argument, &out)
         case "STARTTLS", "EXPN", "ETRN", "TURN", "ATRN", "SEND", "SOML", "SAML", "VERB":
             reject(&out, SMTPReply(502, "5.5.1", "\(verb) not implemented"))
         case "":
@@ -343,7 +358,27 @@ public struct SMTPSession: Sendable {
             "ENHANCEDSTATUSCODES",
             "AUTH PLAIN LOGIN",
             "CHUNKING",
-        ]))
+        ] + (configuration.offersTLS && !isTLSActive ? ["STARTTLS"] : [])))
+    }
+
+    /// RFC 3207: 220, then TLS; everything known before it is forgotten (the client greets again)
+    /// and what was pipelined behind the command is discarded, never read as if it came over TLS.
+    private mutating func startTLS(_ argument: ArraySlice<UInt8>, _ out: inout Output) {
+        guard argument.isEmpty else { return reject(&out, SMTPReply(501, "5.5.4", "Syntax: STARTTLS")) }
+        guard !isTLSActive else { return reject(&out, SMTPReply(503, "5.5.1", "TLS is already active")) }
+        guard transaction == nil else { return reject(&out, SMTPReply(503, "5.5.1", "STARTTLS not allowed during a mail transaction")) }
+        out.reply(SMTPReply(220, "2.0.0", "Ready to start TLS"))
+        input.removeAll()
+        greeting = nil
+        authenticatedUser = nil
+        isTLSActive = true
+        out.emit(.startTLS)
+    }
+
+    /// 530 when `requireTLS` holds and TLS is not active yet.
+    private func tlsRequiredRejection() -> SMTPReply? {
+        guard configuration.requireTLS, configuration.offersTLS, !isTLSActive else { return nil }
+        return SMTPReply(530, "5.7.0", "Must issue a STARTTLS command first")
     }
 
     private mutating func mail(_ argument: ArraySlice<UInt8>, _ out: inout Output) {
@@ -471,11 +506,12 @@ public struct SMTPSession: Sendable {
             out.reply(SMTPReply(552, "5.3.4", "Message size exceeds fixed maximum message size (\(configuration.effectiveMaxMessageSize) octets)"))
             return
         }
-        let envelope = SMTPEnvelope(
+        var envelope = SMTPEnvelope(
             heloName: greeting.name, usedEHLO: greeting.extended, authenticatedUser: authenticatedUser,
             mailFrom: current.reversePath, recipients: current.recipients, declaredSize: current.declaredSize,
             bodyType: current.bodyType, smtpUTF8: current.smtpUTF8, usedChunking: current.usedChunking,
             data: current.body.takeBytes())
+        envelope.overTLS = isTLSActive
         phase = .awaitingDelivery
         out.emit(.deliver(envelope))
     }

@@ -16,6 +16,10 @@ public struct SMTPServerConfiguration: Sendable {
     /// Concurrent sessions from one client address; beyond it the client gets `421 4.7.0 Too many
     /// connections from your address` and is disconnected, so one client cannot take every slot.
     public var maxConnectionsPerAddress: Int
+    /// What STARTTLS puts under a session (set it with `session.offersTLS`). Nil: no STARTTLS.
+    public var startTLS: ConnectionLayer?
+    /// Under every connection from its start: implicit TLS (SMTPS, RFC 8314). Nil: plain SMTP.
+    public var connectionLayer: ConnectionLayer?
 
     public init(host: String = "127.0.0.1", port: Int = 0,
                 session: SMTPConfiguration = SMTPConfiguration(hostname: "understudy.localhost"), maxConnections: Int = 256,
@@ -42,7 +46,11 @@ public final class SMTPServer: Sendable {
             group: group,
             connectionLimitReached: { connection in connection.write(busy) },
             addressLimitReached: { connection in connection.write(crowded) },
-            makeHandler: { _ in SMTPConnectionHandler(session: SMTPSession(configuration: session), delivery: delivery) })
+            makeHandler: { _ in
+                let smtp = SMTPConnectionHandler(session: SMTPSession(configuration: session), delivery: delivery,
+                                                 startTLS: configuration.startTLS)
+                return configuration.connectionLayer?.wrap(smtp) ?? smtp
+            })
     }
 
     /// Binds and starts accepting; returns the bound address (the real port when 0 was asked).
@@ -67,14 +75,19 @@ final class SMTPConnectionHandler: ConnectionHandler {
     var lineLimitEnd: (id: UInt64, end: ContinuousClock.Instant)?
     var messageLimitEnd: (id: UInt64, end: ContinuousClock.Instant)?
     weak var connection: (any Transport)?
+    let startTLS: ConnectionLayer?
 
-    init(session: SMTPSession, delivery: any SMTPDeliveryHandler) {
+    init(session: SMTPSession, delivery: any SMTPDeliveryHandler, startTLS: ConnectionLayer? = nil) {
         self.session = session
         self.delivery = delivery
+        self.startTLS = startTLS
     }
 
+    /// At the start, or again once STARTTLS's handshake is done (then over the TLS transport, and
+    /// the session, already started, greets no more).
     func connectionActive(_ connection: any Transport) {
         self.connection = connection
+        if connection.security.isTLS && !session.isTLSActive { session.tlsIsActive() }
         perform(session.start(), on: connection)
     }
 
@@ -109,6 +122,17 @@ final class SMTPConnectionHandler: ConnectionHandler {
                 timer = nil
                 deadline = nil
                 connection.close()
+                return
+            case .startTLS:
+                // The 220 is queued; TLS goes under this handler, which hears from it again (over
+                // TLS) once the handshake is done. Until then the TLS layer's own timeout applies.
+                timer?.cancel()
+                timer = nil
+                timerFiresAt = nil
+                deadline = nil
+                self.connection = nil
+                guard let startTLS else { return connection.close() }
+                connection.replaceHandler(with: startTLS.wrap(self), replaying: [])
                 return
             }
         }
@@ -156,8 +180,8 @@ final class SMTPConnectionHandler: ConnectionHandler {
     private func startTimer(on connection: any Transport, at due: ContinuousClock.Instant) {
         timer?.cancel()
         timerFiresAt = due
-        timer = connection.schedule(after: max(.zero, due - ContinuousClock.now)) { [weak self, weak connection] in
-            guard let self, let connection, connection.isOpen else { return }
+        timer = connection.schedule(after: max(.zero, due - ContinuousClock.now)) { [weak self] in
+            guard let self, let connection = self.connection, connection.isOpen else { return }
             self.timer = nil
             self.timerFiresAt = nil
             guard let deadline = self.deadline else { return }

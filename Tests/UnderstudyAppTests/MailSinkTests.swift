@@ -13,7 +13,7 @@ import Glibc
 @Suite(.serialized) struct MailSinkTests {
     static func start() throws -> (Application, SimpleHTTPClient, SimpleSMTPClient) {
         let configuration = try Configuration.load(configFile: nil, environment: [:],
-                                                   flags: ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "null"])
+                                                   flags: ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "null", "--ca": ApplicationTests.caFolder.path + "/ca"])
         let app = try Application(configuration: configuration)
         let smtp = ListenAddress(app.smtpAddress)!
         return (app, try SimpleSMTPClient.http(app), SimpleSMTPClient(host: smtp.host, port: smtp.port))
@@ -314,7 +314,7 @@ import Glibc
 
     @Test func smtpSizeLimitAndAuthFromConfiguration() throws {
         let configuration = try Configuration.load(configFile: nil, environment: [:], flags: [
-            "--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "null", "--mail-max-message-size": "2048",
+            "--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "null", "--ca": ApplicationTests.caFolder.path + "/ca", "--mail-max-message-size": "2048",
             "--mail-username": "u", "--mail-password": "p",
         ])
         let app = try Application(configuration: configuration)

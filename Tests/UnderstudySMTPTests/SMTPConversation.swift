@@ -22,6 +22,8 @@ enum Step: Sendable {
     case delivered(SMTPDeliveryResult)
     /// An expected `.close`.
     case closed
+    /// An expected `.startTLS`.
+    case startedTLS
     /// The edge's timer fires.
     case timeout
 }
@@ -51,6 +53,7 @@ struct Conversation {
             case .server(let line): log += line + "\r\n"
             case .delivered: log += "[deliver]"
             case .closed: log += "[close]"
+            case .startedTLS: log += "[starttls]"
             case .client, .raw, .timeout: break
             }
         }
@@ -84,6 +87,8 @@ struct Conversation {
                     perform(outcome.session.deliveryCompleted(results.removeFirst()))
                 case .close:
                     outcome.log += "[close]"
+                case .startTLS:
+                    outcome.log += "[starttls]"
                 }
             }
         }
@@ -107,7 +112,7 @@ struct Conversation {
             case .timeout:
                 flush()
                 perform(outcome.session.timedOut())
-            case .server, .delivered, .closed: break
+            case .server, .delivered, .closed, .startedTLS: break
             }
         }
         flush()

@@ -35,6 +35,7 @@ import Testing
                     run.envelopes.append(envelope)
                     perform(session.deliveryCompleted(.stored(id: "m\(run.envelopes.count)")))
                 case .close: run.closed = true
+                case .startTLS: Issue.record("STARTTLS is not offered here")
                 }
             }
         }
