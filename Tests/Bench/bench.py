@@ -2,7 +2,7 @@
 """Understudy's benchmark: each figure next to its reference, measured in the same run.
 
     swift build -c release --product understudy
-    python3 Tests/Bench/bench.py [--only jwks,mint,startup,smtp,otp,store] [--seconds 10]
+    python3 Tests/Bench/bench.py [--only jwks,tls,mint,startup,smtp,otp,store] [--seconds 10]
 
 Needs Debian's nginx-light, wrk and postfix (smtp-source / smtp-sink) and openssl; it installs none.
 Machines here are noisy: Understudy and its reference take turns, each rate is the median of --runs
@@ -54,15 +54,21 @@ def report(name, value, unit, reference=None, ref_value=None, target=None, ratio
 
 
 class Understudy:
+    # One local CA for every server of the run, made by the first.
+    data_home = tempfile.mkdtemp(prefix="understudy-bench-")
+
     def __init__(self, binary, *extra, env=None):
         self.http_port = free_port()
         self.smtp_port = free_port()
+        self.https_port = free_port()
         self.t0 = time.monotonic()
         self.proc = subprocess.Popen([binary, "serve", "--http", f"127.0.0.1:{self.http_port}",
-                                      "--smtp", f"127.0.0.1:{self.smtp_port}", *extra],
+                                      "--smtp", f"127.0.0.1:{self.smtp_port}", "--https", f"127.0.0.1:{self.https_port}",
+                                      *extra],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                     env={**os.environ, **(env or {})})
+                                     env={**os.environ, "XDG_DATA_HOME": self.data_home, **(env or {})})
         self.url = f"http://127.0.0.1:{self.http_port}"
+        self.https_url = f"https://127.0.0.1:{self.https_port}"
         self.ready_seconds = wait_healthy(self.url, self.t0)
 
     def rss_kib(self) -> int:
@@ -156,6 +162,82 @@ def bench_jwks(binary, args, workdir):
             report("JWKS GET, keep-alive, 64 connections", statistics.median(ours), "req/s",
                    "nginx (same bytes)", statistics.median(theirs), ">= 0.7x nginx",
                    ratios=[o / t for o, t in zip(ours, theirs)])
+        finally:
+            nginx.terminate()
+            nginx.wait()
+    finally:
+        server.stop()
+
+
+def start_nginx_tls(body_path: pathlib.Path, workdir: pathlib.Path):
+    """nginx serving the same bytes over TLS 1.2/1.3 with the same kind of certificate as
+    Understudy's (ECDSA P-256), session tickets and cache off as in Understudy."""
+    key, cert = workdir / "nginx-tls.key", workdir / "nginx-tls.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    os.chmod(key, 0o644)
+    port = free_port()
+    conf = workdir / "nginx-tls.conf"
+    conf.write_text(f"""
+worker_processes 2;
+pid {workdir}/nginx-tls.pid;
+error_log {workdir}/error-tls.log;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    keepalive_requests 1000000;
+    default_type application/json;
+    server {{
+        listen 127.0.0.1:{port} ssl reuseport;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_tickets off;
+        ssl_session_cache off;
+        location = /keys {{ alias {body_path}; }}
+    }}
+}}
+""")
+    os.chmod(workdir, 0o755)
+    os.chmod(body_path, 0o644)
+    proc = subprocess.Popen(["nginx", "-c", str(conf), "-g", "daemon off;"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    import ssl
+    unverified = ssl._create_unverified_context()
+    for _ in range(200):
+        try:
+            with urllib.request.urlopen(f"https://127.0.0.1:{port}/keys", timeout=1, context=unverified):
+                return proc, f"https://127.0.0.1:{port}/keys"
+        except OSError:
+            time.sleep(0.02)
+    proc.terminate()
+    proc.wait()
+    raise RuntimeError("nginx (TLS) did not start: " + (workdir / "error-tls.log").read_text()[-500:])
+
+
+def bench_tls(binary, args, workdir):
+    """JWKS over HTTPS: keep-alive GETs, and one request per new TLS connection (a full handshake
+    each: ECDHE plus an ECDSA P-256 signature), each next to nginx serving the same bytes."""
+    server = Understudy(binary, "--apple-shuffle-keys", "false")
+    try:
+        body = urllib.request.urlopen(server.url + "/apple/auth/keys").read()
+        path = workdir / "keys-tls.json"
+        path.write_bytes(body)
+        nginx, nginx_url = start_nginx_tls(path, workdir)
+        ours_url = server.https_url + "/apple/auth/keys"
+        close = workdir / "close.lua"
+        close.write_text('wrk.headers["Connection"] = "close"\n')
+        try:
+            for label, connections, script, target in (
+                    ("HTTPS JWKS GET, keep-alive, 64 connections", 64, None, ">= 0.8x nginx"),
+                    ("new TLS connections, one request each", 16, str(close), ">= 0.8x nginx")):
+                ours, theirs = [], []
+                for _ in range(args.runs):
+                    ours.append(wrk(ours_url, args.seconds, connections=connections, script=script))
+                    theirs.append(wrk(nginx_url, args.seconds, connections=connections, script=script))
+                report(label, statistics.median(ours), "req/s", "nginx TLS (same bytes, P-256)", statistics.median(theirs),
+                       target, ratios=[o / t for o, t in zip(ours, theirs)])
         finally:
             nginx.terminate()
             nginx.wait()
@@ -352,7 +434,7 @@ def bench_store(binary, args, workdir):
         server.stop()
 
 
-SECTIONS = {"jwks": bench_jwks, "mint": bench_mint, "startup": bench_startup, "smtp": bench_smtp, "otp": bench_otp,
+SECTIONS = {"jwks": bench_jwks, "tls": bench_tls, "mint": bench_mint, "startup": bench_startup, "smtp": bench_smtp, "otp": bench_otp,
             "store": bench_store}
 
 
