@@ -86,7 +86,7 @@ public final class Application: Sendable {
         serverConfiguration.workers = workers
         let responder = VirtualHosts(next: router.freeze())
         let tlsLayer = try authority.map { try Self.tlsLayer($0) }
-        serverConfiguration.connect = ConnectPolicy(tls: tlsLayer).decide
+        serverConfiguration.connect = ConnectPolicy(tls: tlsLayer, passThrough: configuration.proxyPassthrough).decide
         let http = HTTPServer(configuration: serverConfiguration, responder: responder, group: group)
         var https: HTTPServer?
         if let httpsAddress, let tlsLayer {

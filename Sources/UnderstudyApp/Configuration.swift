@@ -35,6 +35,8 @@ public struct Configuration: Sendable {
     public var caDirectory: String?
     /// Implicit-TLS SMTP listen address (SMTPS, RFC 8314); nil: off.
     public var smtps: String?
+    /// CONNECT to a host Understudy does not answer as is tunnelled to the real host (else 403).
+    public var proxyPassthrough = false
     public var providers = ProviderSettings()
     public var mail = MailSettings()
 
@@ -70,6 +72,7 @@ public struct Configuration: Sendable {
         SettingSpec("mail.idleTimeoutBeforeMail", .integer(1...3600), "seconds an SMTP session may idle before its first MAIL (300 after it)"),
         SettingSpec("mail.commandTimeLimit", .integer(1...3600), "seconds one SMTP command line may take from its first byte, however it trickles in"),
         SettingSpec("mail.messageTimeLimit", .integer(1...86_400), "seconds one message's DATA or BDAT content may take in all"),
+        SettingSpec("proxyPassthrough", .boolean, "tunnel a CONNECT to any other host to that host (needs a network); default false: refused with 403, offline by design"),
         SettingSpec("smtps", .string, nullable: true, "SMTP over implicit TLS (SMTPS) listen address, host:port; null: off"),
         SettingSpec("mail.startTLS", .boolean, "offer STARTTLS on the SMTP port, with a certificate from the local CA"),
         SettingSpec("mail.requireTLS", .boolean, "refuse MAIL, RCPT, DATA and AUTH with 530 until the client has started TLS"),
@@ -172,6 +175,7 @@ public struct Configuration: Sendable {
         }
         c.caDirectory = optional("ca")
         c.smtps = optional("smtps")
+        c.proxyPassthrough = get(tree, "proxyPassthrough").boolValue ?? false
         if let smtps = c.smtps, ListenAddress(smtps) == nil {
             throw .invalid("smtps", "must be host:port, e.g. 127.0.0.1:7465, or null to turn SMTPS off, got '\(smtps)'")
         }

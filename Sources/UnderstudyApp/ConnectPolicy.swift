@@ -10,14 +10,20 @@ import UnderstudyIO
 struct ConnectPolicy: Sendable {
     /// TLS for the tunnels; nil when HTTPS is off (no certificates to serve).
     let tls: ConnectionLayer?
+    /// `--proxy-passthrough`: other hosts are tunnelled to, not refused.
+    var passThrough = false
 
     func decide(_ request: HTTPRequest) -> HTTPConnectDecision {
         let host = VirtualHosts.hostname(request.target)
         guard VirtualHosts.prefixes[host] != nil else {
+            if passThrough, let colon = request.target.lastIndex(of: ":"),
+               let port = Int(request.target[request.target.index(after: colon)...]), (1...65535).contains(port) {
+                return .passThrough(host: host, port: port)
+            }
             return .refuse(.problem(.forbidden, error: "offline_by_design",
                 message: "Understudy does not connect to other hosts: CONNECT to '\(Self.shown(request.target))' refused. "
                     + "Through this proxy it answers only as \(VirtualHosts.hosts.joined(separator: ", ")); "
-                    + "exempt other hosts from the proxy with NO_PROXY"))
+                    + "exempt other hosts from the proxy with NO_PROXY, or start Understudy with --proxy-passthrough true"))
         }
         guard let tls else {
             return .refuse(.problem(.serviceUnavailable, error: "https_off",

@@ -12,6 +12,7 @@ enum EmbeddedDefaults {
   "https": "127.0.0.1:7443",
   "ca": null,
   "smtps": null,
+  "proxyPassthrough": false,
   "identitySeed": "understudy-development-seed",
   "apple": {
     "issuer": "https://appleid.apple.com",

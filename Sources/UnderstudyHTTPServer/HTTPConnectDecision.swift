@@ -10,4 +10,7 @@ public enum HTTPConnectDecision: Sendable {
     case serve(ConnectionLayer)
     /// Answer 200, then give the connection to this handler (a tunnel to somewhere else).
     case handOff(@Sendable () -> any ConnectionHandler)
+    /// Connect to `host:port` (resolved off the loop), then answer 200 and pass the bytes through
+    /// both ways; 502 if it cannot be reached.
+    case passThrough(host: String, port: Int)
 }

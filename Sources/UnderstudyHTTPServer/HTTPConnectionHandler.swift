@@ -156,12 +156,14 @@ final class HTTPConnectionHandler: ConnectionHandler {
 
     /// A CONNECT is the last request of a connection: refused (and closed), or answered 200 and the
     /// connection handed to what serves the tunnel, with any bytes the client sent after the head.
+    private func refuseConnect(_ response: HTTPResponse) {
+        enqueue(HTTPSerializer.serialize(response, requestMethod: .connect, keepAlive: false), closeAfter: true)
+    }
+
     private func handleConnect(_ request: HTTPRequest) {
         guard let connection else { return }
         closing = true
-        func refuse(_ response: HTTPResponse) {
-            enqueue(HTTPSerializer.serialize(response, requestMethod: .connect, keepAlive: false), closeAfter: true)
-        }
+        let refuse = refuseConnect
         guard let decide = configuration.connect else {
             return refuse(.problem(.notImplemented, error: "not_a_proxy",
                                    message: "this server does not accept CONNECT; send requests to it directly"))
@@ -180,13 +182,50 @@ final class HTTPConnectionHandler: ConnectionHandler {
             next = layer.wrap(HTTPConnectionHandler(configuration: inner, responder: responder))
         case .handOff(let make):
             next = make()
+        case .passThrough(let host, let port):
+            return passThrough(to: host, port: port, on: connection)
         }
+        establishTunnel(on: connection, handler: next)
+    }
+
+    /// Answers 200 and gives the connection to `handler`, with what the client sent past the head.
+    private func establishTunnel(on connection: any Transport, handler: any ConnectionHandler) {
         connection.write(Self.connectEstablished)
         let tunnelBytes = parser.takeTunnelBytes()
         // The connection is the tunnel's from here: this handler lets go of it.
         self.connection = nil
         timeout = .none
-        connection.replaceHandler(with: next, replaying: tunnelBytes)
+        connection.replaceHandler(with: handler, replaying: tunnelBytes)
+    }
+
+    /// A tunnel to the real host: resolve it off the loop, connect, then splice the two
+    /// connections. The client hears 200 only once the host is reached, else 502.
+    private func passThrough(to host: String, port: Int, on connection: any Transport) {
+        timeout = .none
+        connection.pauseReading()
+        let loop = connection.eventLoop
+        let unreachable: (String) -> Void = { [self] reason in
+            refuseConnect(.problem(.badGateway, error: "upstream_unreachable",
+                                   message: "cannot reach \(host):\(port) to tunnel to it: \(reason)"))
+        }
+        OutboundConnection.resolve(host, port: port, on: loop) { [self] result in
+            let address: SocketAddress
+            switch result {
+            case .failure(let error): return unreachable("\(error)")
+            case .success(let addresses): address = addresses[0]
+            }
+            guard self.connection != nil else { return }   // the client left meanwhile
+            let splice = Splice()
+            OutboundConnection.connect(to: address, on: loop, timeout: .seconds(10), handler: splice.upstream,
+                                       connected: { [self] in
+                guard let client = self.connection else { return splice.upstream.end() }
+                splice.upstream.write(parser.takeTunnelBytes())
+                client.write(Self.connectEstablished)
+                self.connection = nil
+                client.replaceHandler(with: splice.client, replaying: [])
+                client.resumeReading()
+            }, failed: { error in unreachable("\(error)") })
+        }
     }
 
     /// Writes `bytes` now if nothing is queued ahead of it, else queues it in order.

@@ -106,4 +106,42 @@ import UnderstudyCA
         #expect(refused.json?["error"] == "offline_by_design")
         #expect(refused.json?["message"]?.stringValue?.contains("example.com:443") == true)
     }
+
+    /// With --proxy-passthrough, a CONNECT to another host is tunnelled to it: here a local echo
+    /// server stands for the real host, and the bytes pipelined after the CONNECT reach it too.
+    @Test func passThroughTunnelsOtherHostsAndAnswers502WhenUnreachable() throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let echo = TCPServer(configuration: .init(port: 0), group: group) { _ in EchoOnce() }
+        let upstream = try echo.start()
+        let (app, client) = try ApplicationTests.start(["--proxy-passthrough": "true"])
+        defer { app.shutdown() }
+        let address = try #require(ListenAddress(app.httpAddresses[0]))
+        let raw = try TestClient(try SocketAddress(host: address.host, port: address.port))
+        raw.send("CONNECT 127.0.0.1:\(upstream.port) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n\r\nearly ")
+        #expect(raw.readLine() == "HTTP/1.1 200 Connection established")
+        #expect(raw.readLine() == "")
+        raw.send("late")
+        #expect(raw.read(count: 10) == Array("early late".utf8))
+        raw.close()
+
+        // A port nobody listens on: 502, naming it.
+        let closedPort = try { () throws -> Int in
+            let probe = TCPServer(configuration: .init(port: 0), group: group) { _ in EchoOnce() }
+            let port = try probe.start().port
+            probe.stop()
+            return port
+        }()
+        _ = waitUntil { (try? TestClient(try SocketAddress(host: "127.0.0.1", port: closedPort))) == nil }
+        let refused = try client.request("CONNECT", "127.0.0.1:\(closedPort)", headers: [("Host", "127.0.0.1:\(closedPort)")])
+        #expect(refused.status == 502)
+        #expect(refused.json?["error"] == "upstream_unreachable")
+    }
+}
+
+/// Echoes what it receives.
+private final class EchoOnce: ConnectionHandler {
+    func connection(_ connection: any Transport, received bytes: UnsafeRawBufferPointer) {
+        connection.write(Array(bytes))
+    }
 }
