@@ -89,5 +89,16 @@ let package = Package(
         .testTarget(name: "UnderstudyTLSTransportTests",
                     dependencies: ["UnderstudyTLSTransport", "UnderstudyTLS", "UnderstudyCA", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyCATests", dependencies: ["UnderstudyCA", "UnderstudyTLS", "UnderstudyJOSE"]),
+
+        // MARK: libFuzzer targets, one per parser (Tests/Scripts/fuzz.sh builds and runs them)
+        // A plain build links each as a replayer of the files it is given; see FuzzReplay.swift.
+        .target(name: "FuzzSupport", path: "Tests/Fuzz/FuzzSupport"),
+        .executableTarget(name: "FuzzHTTP", dependencies: ["FuzzSupport", "UnderstudyHTTP"], path: "Tests/Fuzz/FuzzHTTP"),
+        .executableTarget(name: "FuzzSMTP", dependencies: ["FuzzSupport", "UnderstudySMTP"], path: "Tests/Fuzz/FuzzSMTP"),
+        .executableTarget(name: "FuzzMIME", dependencies: ["FuzzSupport", "UnderstudyMIME"], path: "Tests/Fuzz/FuzzMIME"),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", "UnderstudyJSON"], path: "Tests/Fuzz/FuzzJSON"),
+        .executableTarget(name: "FuzzJOSE", dependencies: ["FuzzSupport", "UnderstudyJOSE", "UnderstudyJSON"],
+                          path: "Tests/Fuzz/FuzzJOSE"),
+        .executableTarget(name: "FuzzExtract", dependencies: ["FuzzSupport", "UnderstudyExtract"], path: "Tests/Fuzz/FuzzExtract"),
     ]
 )
