@@ -34,7 +34,13 @@ struct VirtualHosts: HTTPResponder {
 
     /// The host a request is for, lowercased, without port or trailing dot.
     static func host(of request: HTTPRequest) -> String? {
-        if let header = request.headers["Host"], !header.isEmpty { return hostname(header) }
+        if let header = request.headers["Host"], let first = header.utf8.first {
+            // The hot path (every JWKS fetch on localhost): IP literals, [v6] and localhost are
+            // never provider hosts, so no lowercased copy is made for them.
+            if first == UInt8(ascii: "[") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+                || header.utf8.starts(with: "localhost".utf8) { return nil }
+            return hostname(header)
+        }
         if let authority = authority(ofAbsolute: request.target) { return hostname(authority) }
         return request.context.serverName
     }
