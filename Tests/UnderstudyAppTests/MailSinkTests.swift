@@ -197,12 +197,15 @@ import Glibc
         #expect(try smtp.send(from: "noreply@example.com", to: ["full@example.com"],
                               message: Self.message(to: "full@example.com", subject: "after", body: "y")).contains("queued as"))
 
-        // A delete on a full disk, with nothing pending, is a 503 too (it was a 500).
+        // A delete on a full disk, with nothing pending, is a 503 too (it was a 500). The message just
+        // sent must be indexed first, or its commit meets the fault and puts the inbox into failure.
+        #expect(Self.eventually { !app.inbox.hasPendingCommits })
         store.failIndexWrites(errno: ENOSPC)
         let id = try #require(list.json?["messages"]?[0]?["id"]?.stringValue)
         let deleted = try http.request("DELETE", "/api/messages/\(id)")
         #expect(deleted.status == 503 && deleted.json?["error"] == "storage_unavailable")
         store.failIndexWrites(errno: 0)
+        #expect(Self.eventually { app.inbox.indexFailure == nil })
         #expect(try http.request("DELETE", "/api/messages/\(id)").status == 204)
     }
 
