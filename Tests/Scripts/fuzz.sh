@@ -2,6 +2,7 @@
 # Builds the libFuzzer targets (Tests/Fuzz/<Target>) and runs each for a bounded time.
 #
 #   Tests/Scripts/fuzz.sh [SECONDS] [TARGET...]     default: 30 s each, every target
+#   FUZZ_SEED=0 Tests/Scripts/fuzz.sh 300            a random seed each run (default seed 1)
 #
 # Each target is built alone into its own scratch path, as /work/shared/FUZZING.md found works
 # with SwiftPM: `--sanitize fuzzer` makes SwiftPM link libFuzzer's `main` (instead of renaming the
@@ -85,7 +86,9 @@ for target in "${targets[@]}"; do
 
   echo "fuzz: running $target for $seconds s ($(find "$corpus" -type f | wc -l) seeds)"
   status=0
-  "$binary" "$corpus" -max_total_time="$seconds" -max_len="$(max_len "$target")" -timeout=10 \
+  # FUZZ_SEED (default 1) fixes libFuzzer's random sequence, so a CI run is repeatable and a failure
+  # is reproduced by running again; FUZZ_SEED=0 draws a new seed each run, for exploring.
+  "$binary" "$corpus" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -max_len="$(max_len "$target")" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=$?
 
   # The final status line: "#123456 DONE cov: 812 ft: 3405 corp: 420/97Kb lim: 4096 exec/s: 4115 rss: 380Mb"

@@ -40,6 +40,14 @@ import Testing
         #expect(Self.links(text: "Logo: https://example.com/logo.gif?v=2").isEmpty)
     }
 
+    /// Found by the extraction fuzzer (its invariant looked at the whole URL): a page whose query
+    /// ends in `.gif` is a link, not an image; only the path's extension tells.
+    @Test func aQueryEndingLikeAnImageIsStillALink() {
+        #expect(Self.links(text: "Verify: https://example.com/verify?token.gif").map(\.url)
+                == ["https://example.com/verify?token.gif"])
+        #expect(Self.links(text: "Pixel: https://example.com/p.gif#x").isEmpty)
+    }
+
     @Test func anchorsDecodeEntitiesAndKeepVisibleText() {
         let html = """
         <p><a href=" https://example.com/verify?token=abcdef0123456789&amp;next=%2F " class="btn">
