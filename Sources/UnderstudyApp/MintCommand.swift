@@ -19,6 +19,7 @@ enum MintCommand {
         OptionSpec("--hd", "DOMAIN", "Hosted domain (Google Workspace)."),
         OptionSpec("--locale", "LOCALE", "Locale (Google)."),
         OptionSpec("--kid", "KID", "Sign with this key (default: the provider's first key)."),
+        OptionSpec("--scenario", "NAME", "A token wrong in one named way (expired, alg-none, ...); see `understudy scenarios`."),
         OptionSpec("--email-verified", "BOOL", "email_verified (default true)."),
         OptionSpec("--private-email", "BOOL", "is_private_email (Apple; default: true for @privaterelay.appleid.com)."),
         OptionSpec("--real-user-status", "N", "real_user_status 0, 1 or 2 (Apple)."),
@@ -106,7 +107,7 @@ enum MintCommand {
         let strings: [(String, String)] = [
             ("--aud", "aud"), ("--email", "email"), ("--nonce", "nonce"), ("--raw-nonce", "rawNonce"), ("--sub", "sub"),
             ("--platform", "platform"), ("--name", "name"), ("--given-name", "givenName"), ("--family-name", "familyName"),
-            ("--picture", "picture"), ("--azp", "azp"), ("--hd", "hd"), ("--locale", "locale"), ("--kid", "kid"),
+            ("--picture", "picture"), ("--azp", "azp"), ("--hd", "hd"), ("--locale", "locale"), ("--kid", "kid"), ("--scenario", "scenario"),
         ]
         for (flag, field) in strings { if let v = parsed.value(flag) { body[field] = .string(v) } }
         for (flag, field) in [("--email-verified", "emailVerified"), ("--private-email", "isPrivateEmail")] {

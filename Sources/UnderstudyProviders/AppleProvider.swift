@@ -60,6 +60,12 @@ public struct AppleProvider: Sendable {
 
     /// Mints an ID token the way Apple writes them: header `{kid, alg}`, claims in Apple's order.
     public func mint(_ request: MintRequest, now: Int64) throws(MintError) -> MintedToken {
+        let draft = try draft(request, now: now)
+        return try keyRing.sign(header: draft.header, claims: draft.claims, key: draft.key)
+    }
+
+    /// The header, claims and key `mint` would sign with; scenarios edit them before signing.
+    public func draft(_ request: MintRequest, now: Int64) throws(MintError) -> UnsignedToken {
         let key = try keyRing.key(kid: request.kid)
         let email = request.email ?? provider.identities.first?.email ?? "alice@example.com"
         let aud: JSONValue
@@ -93,6 +99,6 @@ public struct AppleProvider: Sendable {
         if let status = request.realUserStatus { claims["real_user_status"] = .integer(status) }
         claims.merge(request.claims)
         let header: JSONObject = ["kid": .string(key.kid), "alg": "RS256"]
-        return try keyRing.sign(header: header, claims: claims, key: key)
+        return UnsignedToken(header: header, claims: claims, key: key)
     }
 }

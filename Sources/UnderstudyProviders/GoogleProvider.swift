@@ -95,6 +95,12 @@ public struct GoogleProvider: Sendable {
 
     /// Mints an ID token the way Google writes them: header `{alg, kid, typ}`, claims in Google's order.
     public func mint(_ request: MintRequest, now: Int64) throws(MintError) -> MintedToken {
+        let draft = try draft(request, now: now)
+        return try keyRing.sign(header: draft.header, claims: draft.claims, key: draft.key)
+    }
+
+    /// The header, claims and key `mint` would sign with; scenarios edit them before signing.
+    public func draft(_ request: MintRequest, now: Int64) throws(MintError) -> UnsignedToken {
         let key = try keyRing.key(kid: request.kid)
         let email = request.email ?? provider.identities.first?.email ?? "alice@example.com"
         let identity = provider.identity(forEmail: email)
@@ -126,7 +132,7 @@ public struct GoogleProvider: Sendable {
         claims["exp"] = .integer(iat + (request.ttl ?? settings.tokenLifetime))
         claims.merge(request.claims)
         let header: JSONObject = ["alg": "RS256", "kid": .string(key.kid), "typ": "JWT"]
-        return try keyRing.sign(header: header, claims: claims, key: key)
+        return UnsignedToken(header: header, claims: claims, key: key)
     }
 
     /// "alice.smith@example.com" -> "Alice": a plausible first name for identities not in the configuration.

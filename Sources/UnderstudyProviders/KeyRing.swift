@@ -6,11 +6,14 @@ import UnderstudyJSON
 public struct KeyRing: Sendable {
     public let keys: [ProviderKey]
     public let jwks: [JWK]
+    /// Keys no longer published or used (rotated out), newest last: the inspector still recognises them.
+    public let retired: [ProviderKey]
     private let publicKeys: [String: JWS.RS256.PublicKey]
 
-    public init(keys: [ProviderKey]) throws(JOSEError) {
+    public init(keys: [ProviderKey], retired: [ProviderKey] = []) throws(JOSEError) {
         precondition(!keys.isEmpty, "a key ring needs at least one key")
         self.keys = keys
+        self.retired = retired
         var jwks: [JWK] = []
         var publicKeys: [String: JWS.RS256.PublicKey] = [:]
         for key in keys {

@@ -27,6 +27,8 @@ public struct MintRequest: Sendable, Hashable {
     public var realUserStatus: Int64?
     public var ttl: Int64?
     public var kid: String?
+    /// A scenario from the catalogue (`Scenario.all`): a token wrong in one named way.
+    public var scenario: String?
     /// Extra or overriding claims, applied last: they can replace anything, `iss` and `exp` included.
     public var claims = JSONObject()
 
@@ -36,7 +38,7 @@ public struct MintRequest: Sendable, Hashable {
     public static let maximumTTL: Int64 = 366 * 24 * 3600
 
     static let stringFields = ["email", "sub", "nonce", "rawNonce", "name", "givenName", "familyName",
-                               "picture", "azp", "hd", "locale", "kid"]
+                               "picture", "azp", "hd", "locale", "kid", "scenario"]
     public static let fieldNames = ["aud"] + stringFields + ["platform", "emailVerified", "isPrivateEmail",
                                                              "realUserStatus", "ttl", "claims"]
 
@@ -93,6 +95,13 @@ public struct MintRequest: Sendable, Hashable {
                 case "azp": azp = s
                 case "hd": hd = s
                 case "locale": locale = s
+                case "scenario":
+                    guard Scenario.named(s) != nil else {
+                        let names = Scenario.all.map(\.name)
+                        let close = names.first { $0.hasPrefix(s) || s.hasPrefix($0) }.map { "did you mean \($0)? " } ?? ""
+                        throw .invalidField("scenario", "'\(s)' is not a known scenario; \(close)list them with GET /api/scenarios or `understudy scenarios`")
+                    }
+                    scenario = s
                 default: kid = s
                 }
             }
@@ -129,8 +138,18 @@ public struct MintedToken: Sendable {
     public var idToken: String
     public var header: JSONObject
     public var claims: JSONObject
+    /// More members for the API's answer (a scenario's name and verdict, its nonces).
+    public var extras = JSONObject()
+
+    public init(idToken: String, header: JSONObject, claims: JSONObject) {
+        self.idToken = idToken
+        self.header = header
+        self.claims = claims
+    }
 
     public var json: JSONValue {
-        ["idToken": .string(idToken), "header": .object(header), "claims": .object(claims)]
+        var o: JSONObject = ["idToken": .string(idToken), "header": .object(header), "claims": .object(claims)]
+        o.merge(extras)
+        return .object(o)
     }
 }

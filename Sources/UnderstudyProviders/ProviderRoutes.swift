@@ -8,6 +8,8 @@ public struct ProviderRoutes: Sendable {
     public let apple: AppleProvider
     public let google: GoogleProvider
     let clock: UnixClock
+    /// Last jti per provider and the stand-in retired keys, for scenarios.
+    public let scenarioMemory = ScenarioMemory()
     /// Discovery documents serialized once when the public URL is configured.
     private let fixedDiscovery: (apple: HTTPResponse, google: HTTPResponse)?
     /// Discovery as the real hosts publish it (`https://appleid.apple.com/auth/keys`...), for
@@ -80,6 +82,9 @@ public struct ProviderRoutes: Sendable {
             let token = form.first { $0.name == "id_token" }?.value ?? request.queryValue("id_token")
             return .blocking { .response(tokenInfo(token)) }
         }
+        router.add(.get, "/api/scenarios") { request, _ in
+            .response(Self.scenarioListing(request))
+        }
         // RSA signing takes about a third of a millisecond of CPU: off the loops.
         router.add(.post, "/api/tokens/:provider") { [self] request, params in
             .blocking { .response(mint(provider: params["provider"] ?? "", request: request)) }
@@ -134,8 +139,48 @@ public struct ProviderRoutes: Sendable {
         }
     }
 
+    /// `GET /api/scenarios[?provider=apple|google][&profile=NAME]`.
+    static func scenarioListing(_ request: HTTPRequest) -> HTTPResponse {
+        var provider: ProviderName?
+        if let p = request.queryValue("provider") {
+            guard let name = ProviderName(rawValue: p) else {
+                return .problem(.badRequest, error: "invalid_request", message: "provider must be apple or google, got '\(p.prefix(40))'")
+            }
+            provider = name
+        }
+        var profile: VerifierProfile?
+        if let p = request.queryValue("profile") {
+            guard let named = VerifierProfile.named(p) else {
+                return .problem(.badRequest, error: "invalid_request", message: "profile '\(p.prefix(40))' is not known; use one of \(VerifierProfile.names.joined(separator: ", "))")
+            }
+            guard provider != nil else {
+                return .problem(.badRequest, error: "invalid_request", message: "profile needs a provider: add &provider=apple or &provider=google")
+            }
+            profile = named
+        }
+        return .json(Scenario.listing(provider: provider, profile: profile))
+    }
+
+    /// Mints a scenario's token for a provider, with a fresh nonce and jti unless `context` is given.
+    public func mintScenario(_ scenario: Scenario, provider: ProviderName, request: MintRequest,
+                             context: ScenarioContext? = nil) throws(MintError) -> ScenarioToken {
+        let ring = provider == .apple ? apple.keyRing : google.keyRing
+        var context = context ?? .fresh()
+        if context.previousJTI == nil { context.previousJTI = scenarioMemory.lastJTI(provider) }
+        if context.retiredKey == nil, scenario.edits.contains(.signing(.retiredKey)) {
+            if let last = ring.retired.last { context.retiredKey = last } else { context.retiredKey = try scenarioMemory.standInRetiredKey(provider) }
+        }
+        let token = try ScenarioMinter(apple: apple, google: google).mint(scenario, provider: provider, request: request,
+                                                                           context: context, now: clock())
+        if let jti = token.token.claims["jti"]?.stringValue { scenarioMemory.remember(jti: jti, for: provider) }
+        return token
+    }
+
     /// Mints for a provider by name ("apple" or "google"): the CLI and the API share this.
     public func mint(provider: String, _ request: MintRequest) throws -> MintedToken {
+        if let name = request.scenario, let scenario = Scenario.named(name) {
+            return try mintScenario(scenario, provider: try ProviderName(parsing: provider), request: request).minted
+        }
         switch provider {
         case "apple": return try apple.mint(request, now: clock())
         case "google": return try google.mint(request, now: clock())
