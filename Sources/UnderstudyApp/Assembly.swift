@@ -48,12 +48,24 @@ enum Assembly {
 
     static func providerRoutes(_ configuration: Configuration,
                                clock: @escaping UnixClock = systemUnixClock) throws -> ProviderRoutes {
-        let keys = try loadKeys(configuration)
         var settings = configuration.providers
         settings.publicURL = configuration.normalizedPublicURL
-        let apple = AppleProvider(settings: settings, keys: keys.apple)
-        let google = try GoogleProvider(settings: settings, keys: keys.google, now: clock())
-        return ProviderRoutes(apple: apple, google: google, clock: clock)
+        let now = clock()
+        let files = KeyFiles(configuration)
+        let sets: (apple: ProviderKeySet, google: ProviderKeySet)
+        if let persisted = try files?.load() {
+            sets = persisted
+        } else {
+            let keys = try loadKeys(configuration)
+            sets = (ProviderKeySet(keys: keys.apple.keys, created: now), ProviderKeySet(keys: keys.google.keys, created: now))
+        }
+        let store = try KeyStore(settings: settings, apple: sets.apple, google: sets.google, now: now) { apple, google in
+            guard let files else { return }
+            do { try files.save(apple: apple, google: google) } catch {
+                Logger(output: StandardOutput()).error("cannot save the rotated keys in \(files.directory): \(error); they last until the server stops")
+            }
+        }
+        return ProviderRoutes(keys: store, clock: clock)
     }
 
     /// Every HTTP route of the server.

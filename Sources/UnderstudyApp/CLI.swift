@@ -142,22 +142,54 @@ enum KeysCommand {
         let rest = Array(arguments.dropFirst())
         switch sub {
         case "list":
-            let options = UnderstudyCLI.settingOptions(where: { $0 == "keys" })
+            let options = UnderstudyCLI.settingOptions(where: { $0 == "keys" || $0 == "data" })
+                + [OptionSpec("--server", "URL", "List the keys of the running server at URL (GET /api/keys), rotations included.")]
             if rest.contains("--help") || rest.contains("-h") {
-                output.out(helpText(overview: "List the signing keys: provider, kid, algorithm and RFC 7638 thumbprint.",
-                                    usage: "understudy keys list [--keys <dir>] [--config <file>]", options: options))
+                output.out(helpText(overview: "List the signing keys: provider, kid, state (active, published, grace, retired) and RFC 7638 thumbprint. "
+                                    + "With --data, the keys rotated into that store supersede the configured ones.",
+                                    usage: "understudy keys list [--keys <dir>] [--data <path>] [--config <file>] [--server <url>]", options: options))
                 return ExitCode.success
             }
             let parsed = try ParsedArguments.parse(rest, options: options, command: "understudy keys list")
             guard parsed.positionals.isEmpty else { throw UsageError("keys list takes no arguments; see `understudy keys list --help`") }
-            let configuration = try UnderstudyCLI.configuration(parsed, environment: environment)
-            let keys = try Assembly.loadKeys(configuration)
-            output.out("provider\tkid\talg\tthumbprint\n")
-            for (provider, ring) in [("apple", keys.apple), ("google", keys.google)] {
-                for jwk in ring.jwks {
-                    output.out("\(provider)\t\(jwk.kid ?? "")\tRS256\t\(try jwk.thumbprint())\n")
+            let listing: JSONValue
+            if let server = parsed.value("--server") {
+                let response = try SimpleHTTPClient(server: server).get("/api/keys")
+                guard response.status == 200, let json = response.json else {
+                    Logger(output: output).error("the server at \(server) did not list its keys: \(MailCommands.problemMessage(response))")
+                    return ExitCode.failure
+                }
+                listing = json
+            } else {
+                let configuration = try UnderstudyCLI.configuration(parsed, environment: environment)
+                listing = try Assembly.providerRoutes(configuration).keyListing()
+            }
+            output.out("provider\tkid\tstate\talg\tthumbprint\n")
+            for provider in ["apple", "google"] {
+                for key in listing[provider]?.arrayValue ?? [] {
+                    output.out("\(provider)\t\(key["kid"]?.stringValue ?? "")\t\(key["state"]?.stringValue ?? "")\tRS256\t\(key["thumbprint"]?.stringValue ?? "")\n")
                 }
             }
+            return ExitCode.success
+        case "rotate":
+            let options = [MailCommands.serverOption, OptionSpec("--config", "FILE", "Configuration file, to find the server's address.")]
+            if rest.contains("--help") || rest.contains("-h") {
+                output.out(helpText(overview: "Make a new active key for a provider on the running server; the previous key stays published "
+                                    + "for tokens.rotationGrace seconds, then is retired. With --data the server keeps the rotation.",
+                                    usage: "understudy keys rotate apple|google [--server <url>]", options: options))
+                return ExitCode.success
+            }
+            let parsed = try ParsedArguments.parse(rest, options: options, command: "understudy keys rotate")
+            guard parsed.positionals.count == 1, let provider = parsed.positionals.first, ["apple", "google"].contains(provider) else {
+                throw UsageError("name the provider: understudy keys rotate apple (or google)")
+            }
+            let response = try MailCommands.server(parsed, environment: environment).postJSON("/api/keys/\(provider)/rotate", [:])
+            guard response.status == 200, let json = response.json else {
+                Logger(output: output).error("the server did not rotate the \(provider) keys: \(MailCommands.problemMessage(response))")
+                return ExitCode.failure
+            }
+            output.out("\(provider)\tactive\t\(json["active"]?.stringValue ?? "")\n")
+            output.out("\(provider)\t\(json["previousState"]?.stringValue ?? "grace")\t\(json["previous"]?.stringValue ?? "")\tuntil \(json["graceUntil"]?.intValue ?? 0)\n")
             return ExitCode.success
         case "generate":
             let options = [OptionSpec("--out", "DIR", "Folder to write apple/<kid>.pem and google/<kid>.pem into.")]
@@ -183,11 +215,12 @@ enum KeysCommand {
             Logger(output: output).info("use them with: understudy serve --keys \(out) (and understudy mint --keys \(out))")
             return ExitCode.success
         case "--help", "-h", nil:
-            output.out(helpText(overview: "Manage signing keys.", usage: "understudy keys list|generate [<options>]",
-                                options: [], subcommands: [("list", "List the keys in use."), ("generate", "Write a fresh key set.")]))
+            output.out(helpText(overview: "Manage signing keys.", usage: "understudy keys list|rotate|generate [<options>]",
+                                options: [], subcommands: [("list", "List the keys in use."), ("rotate", "Rotate a provider's key on the running server."),
+                                                           ("generate", "Write a fresh key set.")]))
             return sub == nil ? ExitCode.usage : ExitCode.success
         default:
-            throw UsageError("unknown keys subcommand '\(sub!)'; use `understudy keys list` or `understudy keys generate --out DIR`")
+            throw UsageError("unknown keys subcommand '\(sub!)'; use `understudy keys list`, `understudy keys rotate apple|google` or `understudy keys generate --out DIR`")
         }
     }
 }

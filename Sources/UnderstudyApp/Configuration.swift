@@ -64,6 +64,7 @@ public struct Configuration: Sendable {
         SettingSpec("google.tokenLifetime", .integer(1...31_622_400), "lifetime of Google ID tokens, seconds"),
         SettingSpec("google.certsMaxAge", .integer(0...31_622_400), "max-age of the certs responses, seconds"),
         SettingSpec("tokens.iatBackdate", .integer(0...3600), "seconds iat is set in the past (verifiers with no clock skew)"),
+        SettingSpec("tokens.rotationGrace", .integer(0...31_622_400), "seconds a rotated-out key stays published before it is retired"),
         SettingSpec("identities", .json, "predefined test identities: [{email, name, givenName, familyName, picture, sub}]"),
         SettingSpec("mail.maxMessages", .integer(1...10_000_000), alias: "--max-messages", "messages kept at most; past it the oldest 1% (up to 256) are pruned at once"),
         SettingSpec("mail.maxMessageSize", .integer(1024...1_073_741_824), "largest message accepted over SMTP, bytes"),
@@ -196,6 +197,7 @@ public struct Configuration: Sendable {
         p.google.tokenLifetime = int("google.tokenLifetime")
         p.google.certsMaxAge = int("google.certsMaxAge")
         p.iatBackdate = int("tokens.iatBackdate")
+        p.rotationGrace = int("tokens.rotationGrace")
         p.identities = try identities(get(tree, "identities"))
         c.providers = p
 

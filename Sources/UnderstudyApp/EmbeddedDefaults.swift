@@ -32,7 +32,8 @@ enum EmbeddedDefaults {
     "certsMaxAge": 21600
   },
   "tokens": {
-    "iatBackdate": 5
+    "iatBackdate": 5,
+    "rotationGrace": 3600
   },
   "identities": [
     { "email": "alice@example.com", "name": "Alice Example", "givenName": "Alice", "familyName": "Example" },

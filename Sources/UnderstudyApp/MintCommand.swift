@@ -31,7 +31,7 @@ enum MintCommand {
 
     /// The settings that change what an offline mint signs: keys, issuers, client ids, subjects, lifetimes.
     static let settingKeys: Set<String> = [
-        "keys", "identitySeed", "identities", "tokens.iatBackdate",
+        "keys", "data", "tokens.rotationGrace", "identitySeed", "identities", "tokens.iatBackdate",
         "apple.issuer", "apple.teamId", "apple.bundleIds", "apple.servicesIds", "apple.tokenLifetime", "apple.booleanStyle",
         "google.issuer", "google.webClientId", "google.iosClientId", "google.androidClientId", "google.tokenLifetime",
     ]

@@ -27,6 +27,22 @@ public struct GoogleProvider: Sendable {
         self.certificates = certs
     }
 
+    /// A provider over `keys` with their v1 certificates already made (`certificate(for:)`), so a
+    /// rotation signs a certificate only for the new key.
+    public init(settings: ProviderSettings, keys: KeyRing, certificates: [(kid: String, pem: String)]) {
+        self.provider = settings
+        self.keyRing = keys
+        self.deriver = IdentityDeriver(seed: settings.identitySeed)
+        self.certificates = certificates
+    }
+
+    /// The self-signed certificate Google's v1 endpoint would serve for `key`.
+    public static func certificate(for key: ProviderKey, now: Int64) throws(JOSEError) -> String {
+        let serial = IdentityDeriver.number(SHA256.hash(Array(key.kid.utf8)).prefix(7))
+        return try X509Certificate.selfSigned(key: key.privateKey, commonName: "federated-signon.system.gserviceaccount.com",
+                                              serialNumber: serial, notBefore: now - 86_400, notAfter: now + 14 * 86_400).pemRepresentation
+    }
+
     /// The discovery document with endpoints under `baseURL` (Understudy's own address).
     /// Discovery for the path-routed endpoints under `<baseURL>/google`.
     public func discoveryDocument(baseURL: String) -> JSONValue {

@@ -5,8 +5,8 @@ import UnderstudyJSON
 /// The provider endpoints, path-routed on the HTTP port: Apple under `/apple`, Google under `/google`,
 /// and the minting API under `/api/tokens`. Documents that do not change are serialized once here.
 public struct ProviderRoutes: Sendable {
-    public let apple: AppleProvider
-    public let google: GoogleProvider
+    /// Both providers' keys; every request reads the current snapshot, so a rotation shows at once.
+    public let keys: KeyStore
     let clock: UnixClock
     /// Last jti per provider and the stand-in retired keys, for scenarios.
     public let scenarioMemory = ScenarioMemory()
@@ -15,25 +15,29 @@ public struct ProviderRoutes: Sendable {
     /// Discovery as the real hosts publish it (`https://appleid.apple.com/auth/keys`...), for
     /// requests routed as one of those hosts.
     private let realDiscovery: (apple: HTTPResponse, google: HTTPResponse)
-    /// Apple's JWKS in every order of its keys (or just one when shuffling is off).
-    private let appleKeyOrders: [HTTPResponse]
-    private let googleJWKS: [UInt8]
-    private let googleCerts: [UInt8]
 
+    /// The providers over the keys published now.
+    public var apple: AppleProvider { keys.snapshot(now: clock()).apple }
+    public var google: GoogleProvider { keys.snapshot(now: clock()).google }
+
+    /// Routes over fixed key rings (the first key of each signs).
     public init(apple: AppleProvider, google: GoogleProvider, clock: @escaping UnixClock) {
-        self.apple = apple
-        self.google = google
+        let now = clock()
+        let store = try! KeyStore(settings: apple.provider, apple: ProviderKeySet(keys: apple.keyRing.keys, created: now),
+                                  google: ProviderKeySet(keys: google.keyRing.keys, created: now), now: now)
+        self.init(keys: store, clock: clock)
+    }
+
+    public init(keys: KeyStore, clock: @escaping UnixClock) {
+        self.keys = keys
         self.clock = clock
+        let snapshot = keys.snapshot(now: clock())
+        let apple = snapshot.apple, google = snapshot.google
         fixedDiscovery = apple.provider.publicURL.map {
             (.json(apple.discoveryDocument(baseURL: $0)), .json(google.discoveryDocument(baseURL: $0)))
         }
         realDiscovery = (.json(apple.discoveryDocument(endpointBase: AppleProvider.realBase)),
                          .json(google.discoveryDocument(hosts: .real)))
-        let indices = Array(apple.keyRing.jwks.indices)
-        let orders = apple.settings.shuffleKeys ? Self.permutations(indices) : [indices]
-        appleKeyOrders = orders.map { .json(apple.jwksDocument(order: $0)) }
-        googleJWKS = google.jwksDocument().serializedBytes()
-        googleCerts = google.certificatesDocument().serializedBytes()
     }
 
     static func permutations(_ items: [Int]) -> [[Int]] {
@@ -66,21 +70,27 @@ public struct ProviderRoutes: Sendable {
             if request.context.virtualHost != nil { return .response(realDiscovery.apple) }
             return .response(fixedDiscovery?.apple ?? .json(apple.discoveryDocument(baseURL: Self.baseURL(of: request))))
         }
-        router.add(.get, "/apple/auth/keys") { [appleKeyOrders] _, _ in
-            .response(appleKeyOrders[Int.random(in: 0..<appleKeyOrders.count)])
+        router.add(.get, "/apple/auth/keys") { [self] _, _ in
+            let orders = keys.snapshot(now: clock()).appleKeyOrders
+            return .response(orders[Int.random(in: 0..<orders.count)])
         }
         router.add(.get, "/google/.well-known/openid-configuration") { [self] request, _ in
             if request.context.virtualHost != nil { return .response(realDiscovery.google) }
             return .response(fixedDiscovery?.google ?? .json(google.discoveryDocument(baseURL: Self.baseURL(of: request))))
         }
-        router.add(.get, "/google/oauth2/v3/certs") { [self] _, _ in .response(certsResponse(googleJWKS)) }
-        router.add(.get, "/google/oauth2/v1/certs") { [self] _, _ in .response(certsResponse(googleCerts)) }
+        router.add(.get, "/google/oauth2/v3/certs") { [self] _, _ in .response(certsResponse(keys.snapshot(now: clock()).googleJWKS)) }
+        router.add(.get, "/google/oauth2/v1/certs") { [self] _, _ in .response(certsResponse(keys.snapshot(now: clock()).googleCerts)) }
         // Verifying a signature is CPU work too.
         router.add(.get, "/google/tokeninfo") { [self] request, _ in .blocking { .response(tokenInfo(request.queryValue("id_token"))) } }
         router.add(.post, "/google/tokeninfo") { [self] request, _ in
             let form = (try? request.formBody()) ?? []
             let token = form.first { $0.name == "id_token" }?.value ?? request.queryValue("id_token")
             return .blocking { .response(tokenInfo(token)) }
+        }
+        router.add(.get, "/api/keys") { [self] _, _ in .response(.json(keyListing())) }
+        // Generating an RSA key takes tens of milliseconds: off the loops.
+        router.add(.post, "/api/keys/:provider/rotate") { [self] _, params in
+            .blocking { .response(rotate(params["provider"] ?? "")) }
         }
         router.add(.get, "/api/scenarios") { request, _ in
             .response(Self.scenarioListing(request))
@@ -99,16 +109,66 @@ public struct ProviderRoutes: Sendable {
         return request.context.scheme + "://" + (safe ? host : "127.0.0.1")
     }
 
+    /// `GET /api/keys`: every key of both providers with its state.
+    public func keyListing() -> JSONValue {
+        let now = clock()
+        var out = JSONObject()
+        for provider in ProviderName.allCases {
+            let set = keys.keySet(provider, now: now)
+            out[provider.rawValue] = .array(set.listed.map { managed in
+                var o: JSONObject = ["kid": .string(managed.key.kid), "state": .string(managed.state.name),
+                                     "created": .integer(managed.created)]
+                switch managed.state {
+                case .grace(let until): o["until"] = .integer(until)
+                case .retired(let since): o["since"] = .integer(since)
+                default: break
+                }
+                o["thumbprint"] = .string((try? JWK(publicKey: managed.key.privateKey.publicKey, kid: managed.key.kid).thumbprint()) ?? "")
+                return .object(o)
+            })
+        }
+        out["rotationGrace"] = .integer(keys.settings.rotationGrace)
+        return .object(out)
+    }
+
+    func rotate(_ provider: String) -> HTTPResponse {
+        guard let name = ProviderName(rawValue: provider) else {
+            return .problem(.notFound, error: "unknown_provider", message: UnknownProviderError(name: provider).description)
+        }
+        do {
+            let now = clock()
+            let (new, previous) = try keys.rotate(name, now: now)
+            let grace = keys.settings.rotationGrace
+            return .json(["provider": .string(name.rawValue), "active": .string(new.kid), "previous": .string(previous.kid),
+                          "previousState": .string(grace > 0 ? "grace" : "retired"), "graceUntil": .integer(now + grace)])
+        } catch {
+            return .problem(.internalServerError, error: "rotation_failed", message: "could not rotate the \(provider) keys: \(error)")
+        }
+    }
+
     /// Google's caching headers on its certificate endpoints.
     func certsResponse(_ body: [UInt8]) -> HTTPResponse {
         let now = clock()
-        let maxAge = google.settings.certsMaxAge
+        let maxAge = certsMaxAge(now: now)
         return HTTPResponse(status: .ok, headers: [
             "Content-Type": "application/json; charset=UTF-8",
             "Cache-Control": "public, max-age=\(maxAge), must-revalidate, no-transform",
             "Expires": HTTPDate.format(epochSeconds: now + maxAge),
             "Date": HTTPDate.format(epochSeconds: now),
         ], body: body)
+    }
+
+    /// The configured max-age, cut short so no client caches past the end of a grace period (a
+    /// retired key leaves clients' caches with it).
+    func certsMaxAge(now: Int64) -> Int64 {
+        let maxAge = keys.settings.google.certsMaxAge
+        guard let until = keys.snapshot(now: now).validUntil else { return maxAge }
+        return max(0, min(maxAge, until - now))
+    }
+
+    /// The Cache-Control the certs endpoints answer with now.
+    public func certsCacheControl() -> String {
+        "public, max-age=\(certsMaxAge(now: clock())), must-revalidate, no-transform"
     }
 
     func tokenInfo(_ token: String?) -> HTTPResponse {
@@ -164,13 +224,14 @@ public struct ProviderRoutes: Sendable {
     /// Mints a scenario's token for a provider, with a fresh nonce and jti unless `context` is given.
     public func mintScenario(_ scenario: Scenario, provider: ProviderName, request: MintRequest,
                              context: ScenarioContext? = nil) throws(MintError) -> ScenarioToken {
-        let ring = provider == .apple ? apple.keyRing : google.keyRing
+        let snapshot = keys.snapshot(now: clock())
+        let ring = provider == .apple ? snapshot.apple.keyRing : snapshot.google.keyRing
         var context = context ?? .fresh()
         if context.previousJTI == nil { context.previousJTI = scenarioMemory.lastJTI(provider) }
         if context.retiredKey == nil, scenario.edits.contains(.signing(.retiredKey)) {
             if let last = ring.retired.last { context.retiredKey = last } else { context.retiredKey = try scenarioMemory.standInRetiredKey(provider) }
         }
-        let token = try ScenarioMinter(apple: apple, google: google).mint(scenario, provider: provider, request: request,
+        let token = try ScenarioMinter(apple: snapshot.apple, google: snapshot.google).mint(scenario, provider: provider, request: request,
                                                                            context: context, now: clock())
         if let jti = token.token.claims["jti"]?.stringValue { scenarioMemory.remember(jti: jti, for: provider) }
         return token

@@ -53,6 +53,8 @@ public struct ProviderSettings: Sendable {
     public var identitySeed = "understudy-development-seed"
     /// Seconds `iat` is set in the past, since some verifiers allow no clock skew.
     public var iatBackdate: Int64 = 5
+    /// Seconds a rotated-out key stays published before it is retired.
+    public var rotationGrace: Int64 = 3600
     /// The base URL discovery documents point at, e.g. `http://127.0.0.1:7080`; nil derives it from
     /// each request's Host header, so the documents name the address the client actually used.
     public var publicURL: String?

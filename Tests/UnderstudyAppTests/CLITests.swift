@@ -53,7 +53,7 @@ func runCLI(_ arguments: [String], environment: [String: String] = [:],
                      "--apple-bundle-ids <", "--config <", "--server <", "UNDERSTUDY_KEYS", "EXIT STATUS"] {
             #expect(mint.contains(flag), "\(flag)")
         }
-        for flag in ["--http <", "--smtp <", "--data <", "--public-url <", "--threads <", "--mail-", "--ready-file"] {
+        for flag in ["--http <", "--smtp <", "--public-url <", "--threads <", "--mail-", "--ready-file"] {
             #expect(!mint.contains(flag), "\(flag)")
         }
         let keys = runCLI(["keys", "list", "--help"]).out
@@ -101,7 +101,8 @@ func runCLI(_ arguments: [String], environment: [String: String] = [:],
         (["send", "--smtp", "127.0.0.1:1"], "name a recipient"),
         (["serve", "extra"], "serve takes no arguments"),
         (["keys", "generate"], "understudy keys generate --out"),
-        (["keys", "rotate"], "unknown keys subcommand"),
+        (["keys", "spin"], "unknown keys subcommand"),
+        (["keys", "rotate"], "name the provider"),
     ])
     func usageErrorsExit64(_ arguments: [String], _ message: String) {
         let r = runCLI(arguments)
