@@ -71,8 +71,10 @@ public final class Application: Sendable {
         self.inbox = inbox
 
         var router = Router()
+        let faults = Assembly.faultBoard(configuration, now: clock())
+        let providers: ProviderRoutes
         do {
-            try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, clock: clock)
+            providers = try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, faults: faults, clock: clock)
         } catch {
             store.close()
             throw error
@@ -84,7 +86,7 @@ public final class Application: Sendable {
         serverConfiguration.threads = group.loops.count
         let workers = WorkerPool(threads: max(2, group.loops.count))
         serverConfiguration.workers = workers
-        let responder = VirtualHosts(next: router.freeze())
+        let responder = VirtualHosts(next: FaultInjector(board: faults, keys: providers.keys, clock: clock, next: router.freeze()))
         let tlsLayer = try authority.map { try Self.tlsLayer($0) }
         serverConfiguration.connect = ConnectPolicy(tls: tlsLayer, passThrough: configuration.proxyPassthrough).decide
         let http = HTTPServer(configuration: serverConfiguration, responder: responder, group: group)

@@ -69,11 +69,20 @@ enum Assembly {
     }
 
     /// Every HTTP route of the server.
+    @discardableResult
     static func registerRoutes(on router: inout Router, configuration: Configuration, inbox: Inbox,
-                               clock: @escaping UnixClock = systemUnixClock) throws {
-        try providerRoutes(configuration, clock: clock).register(on: &router)
+                               faults: FaultBoard = FaultBoard(), clock: @escaping UnixClock = systemUnixClock) throws -> ProviderRoutes {
+        let providers = try providerRoutes(configuration, clock: clock)
+        providers.register(on: &router)
+        FaultRoutes(board: faults, clock: clock).register(on: &router)
         InboxRoutes(inbox: inbox).register(on: &router)
         SystemRoutes.register(on: &router)
+        return providers
+    }
+
+    /// The configured faults, their durations counted from `now`.
+    static func faultBoard(_ configuration: Configuration, now: Int64) -> FaultBoard {
+        FaultBoard(configuration.faults.compactMap { try? Fault(json: $0, now: now) })
     }
 
 }

@@ -49,6 +49,7 @@ public enum UnderstudyCLI {
         ("mint", "Print a signed Apple or Google ID token (offline, or through a server with --server)."),
         ("keys", "List the signing keys or generate a new set."),
         ("scenarios", "List the token scenarios with the verdict a correct verifier gives each."),
+        ("fault", "Make the keys, discovery or token endpoint misbehave on the running server."),
         ("otp", "Print the one-time code just sent to an address (waits with --wait)."),
         ("link", "Print the sign-in, verification or reset link just sent to an address."),
         ("inbox", "List caught messages."),
@@ -88,6 +89,7 @@ public enum UnderstudyCLI {
         case "mint": return try MintCommand.run(rest, environment: environment, output: output)
         case "keys": return try KeysCommand.run(rest, environment: environment, output: output)
         case "scenarios": return try ScenariosCommand.run(rest, output: output)
+        case "fault": return try FaultCommand.run(rest, environment: environment, output: output)
         case "otp", "link": return try MailCommands.wait(first, rest, environment: environment, output: output)
         case "inbox": return try MailCommands.inbox(rest, environment: environment, output: output)
         case "send": return try MailCommands.send(rest, environment: environment, output: output, input: input)

@@ -39,6 +39,8 @@ public struct Configuration: Sendable {
     public var proxyPassthrough = false
     public var providers = ProviderSettings()
     public var mail = MailSettings()
+    /// Endpoint faults in force from the start, as `POST /api/faults` takes them (validated).
+    public var faults: [JSONValue] = []
 
     static let settings: [SettingSpec] = [
         SettingSpec("http", .string, "HTTP listen address, host:port (port 0 picks a free port)"),
@@ -64,6 +66,7 @@ public struct Configuration: Sendable {
         SettingSpec("google.tokenLifetime", .integer(1...31_622_400), "lifetime of Google ID tokens, seconds"),
         SettingSpec("google.certsMaxAge", .integer(0...31_622_400), "max-age of the certs responses, seconds"),
         SettingSpec("tokens.iatBackdate", .integer(0...3600), "seconds iat is set in the past (verifiers with no clock skew)"),
+        SettingSpec("faults", .json, "endpoint faults from the start, as POST /api/faults takes them: [{\"target\": \"keys\", \"fault\": \"503\", \"count\": 2}]"),
         SettingSpec("tokens.rotationGrace", .integer(0...31_622_400), "seconds a rotated-out key stays published before it is retired"),
         SettingSpec("identities", .json, "predefined test identities: [{email, name, givenName, familyName, picture, sub}]"),
         SettingSpec("mail.maxMessages", .integer(1...10_000_000), alias: "--max-messages", "messages kept at most; past it the oldest 1% (up to 256) are pruned at once"),
@@ -198,6 +201,12 @@ public struct Configuration: Sendable {
         p.google.certsMaxAge = int("google.certsMaxAge")
         p.iatBackdate = int("tokens.iatBackdate")
         p.rotationGrace = int("tokens.rotationGrace")
+        let faults = get(tree, "faults")
+        guard let list = faults.arrayValue else { throw .invalid("faults", "must be an array of faults like [{\"target\": \"keys\", \"fault\": \"503\"}]") }
+        for f in list {
+            do { _ = try Fault(json: f, now: 0) } catch { throw .invalid("faults", error.description) }
+        }
+        c.faults = list
         p.identities = try identities(get(tree, "identities"))
         c.providers = p
 

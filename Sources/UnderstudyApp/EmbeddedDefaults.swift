@@ -35,6 +35,7 @@ enum EmbeddedDefaults {
     "iatBackdate": 5,
     "rotationGrace": 3600
   },
+  "faults": [],
   "identities": [
     { "email": "alice@example.com", "name": "Alice Example", "givenName": "Alice", "familyName": "Example" },
     { "email": "bob@example.com", "name": "Bob Example", "givenName": "Bob", "familyName": "Example" }

@@ -27,6 +27,26 @@ extension OpenAPIDocument {
                     "responses": ["200": json("The new and the previous kid", ["type": "object"]), "404": problem("Unknown provider")],
                 ],
             ],
+            "/api/faults": [
+                "get": ["summary": "The endpoint faults in force", "operationId": "listFaults",
+                        "responses": ["200": json("Faults", ["type": "object"])]],
+                "post": [
+                    "summary": "Make the keys, discovery or token endpoint misbehave", "operationId": "addFault",
+                    "requestBody": ["required": true, "content": ["application/json": ["schema": [
+                        "type": "object", "required": ["target", "fault"],
+                        "properties": [
+                            "target": ["type": "string", "enum": ["keys", "discovery", "token"]],
+                            "fault": ["type": "string", "enum": ["500", "503", "hang", "empty-keys", "drop-key", "malformed-json"]],
+                            "provider": ["type": "string", "enum": ["apple", "google"]],
+                            "retryAfter": ["type": "integer"], "seconds": ["type": "integer"],
+                            "count": ["type": "integer", "description": "Only the next N requests"],
+                            "duration": ["type": "integer", "description": "Only for this many seconds"],
+                        ]]]]],
+                    "responses": ["201": json("The fault as set, with its id", ["type": "object"]), "400": problem("A field is invalid")],
+                ],
+                "delete": ["summary": "Clear every fault", "operationId": "clearFaults",
+                           "responses": ["200": json("No faults", ["type": "object"])]],
+            ],
         ]
     }
 }
