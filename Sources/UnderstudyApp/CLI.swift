@@ -50,6 +50,7 @@ public enum UnderstudyCLI {
         ("keys", "List the signing keys or generate a new set."),
         ("scenarios", "List the token scenarios with the verdict a correct verifier gives each."),
         ("fault", "Make the keys, discovery or token endpoint misbehave on the running server."),
+        ("inspect", "Take a token apart: claims, times, key, signature, nonce and the scenario it matches."),
         ("otp", "Print the one-time code just sent to an address (waits with --wait)."),
         ("link", "Print the sign-in, verification or reset link just sent to an address."),
         ("inbox", "List caught messages."),
@@ -90,6 +91,7 @@ public enum UnderstudyCLI {
         case "keys": return try KeysCommand.run(rest, environment: environment, output: output)
         case "scenarios": return try ScenariosCommand.run(rest, output: output)
         case "fault": return try FaultCommand.run(rest, environment: environment, output: output)
+        case "inspect": return try InspectCommand.run(rest, environment: environment, output: output)
         case "otp", "link": return try MailCommands.wait(first, rest, environment: environment, output: output)
         case "inbox": return try MailCommands.inbox(rest, environment: environment, output: output)
         case "send": return try MailCommands.send(rest, environment: environment, output: output, input: input)

@@ -27,6 +27,17 @@ extension OpenAPIDocument {
                     "responses": ["200": json("The new and the previous kid", ["type": "object"]), "404": problem("Unknown provider")],
                 ],
             ],
+            "/api/tokens/inspect": [
+                "post": [
+                    "summary": "Take a token apart: header, claims, times, key, signature, time status, nonce, scenario",
+                    "operationId": "inspectToken",
+                    "requestBody": ["required": true, "content": ["application/json": ["schema": [
+                        "type": "object", "required": ["token"],
+                        "properties": ["token": ["type": "string"], "rawNonce": ["type": "string"]]]]]],
+                    "responses": ["200": json("The report", ["type": "object"]),
+                                  "400": problem("Not a compact JWS; the message says what is wrong")],
+                ],
+            ],
             "/api/faults": [
                 "get": ["summary": "The endpoint faults in force", "operationId": "listFaults",
                         "responses": ["200": json("Faults", ["type": "object"])]],

@@ -73,3 +73,11 @@ public enum JWS {
         return DecodedJWS(header: header, payload: payload, claims: claims, signingInput: signingInput, signature: signature)
     }
 }
+
+extension JWS {
+    /// Whether a decoded token's signature is HMAC-SHA-256 of its signing input under `secret`,
+    /// whatever its header says: for naming the key-confusion attack, never for accepting a token.
+    public static func verifyHMAC(_ decoded: DecodedJWS, secret: [UInt8]) -> Bool {
+        VerificationKey.hs256(secret).isValidSignature(decoded.signature, for: decoded.signingInput.utf8)
+    }
+}

@@ -95,6 +95,8 @@ public struct ProviderRoutes: Sendable {
         router.add(.get, "/api/scenarios") { request, _ in
             .response(Self.scenarioListing(request))
         }
+        // Verifying is CPU work too.
+        router.add(.post, "/api/tokens/inspect") { [self] request, _ in .blocking { .response(inspect(request)) } }
         // RSA signing takes about a third of a millisecond of CPU: off the loops.
         router.add(.post, "/api/tokens/:provider") { [self] request, params in
             .blocking { .response(mint(provider: params["provider"] ?? "", request: request)) }
@@ -219,6 +221,42 @@ public struct ProviderRoutes: Sendable {
             profile = named
         }
         return .json(Scenario.listing(provider: provider, profile: profile))
+    }
+
+    /// An inspector over every key Understudy knows: published, retired, and the scenarios' stand-ins.
+    public func inspector() -> TokenInspector {
+        let now = clock()
+        var known: [TokenInspector.KnownKey] = []
+        for provider in ProviderName.allCases {
+            for managed in keys.keySet(provider, now: now).listed {
+                known.append(.init(provider: provider, key: managed.key, state: managed.state.name))
+            }
+        }
+        for (provider, key) in scenarioMemory.standInRetiredKeys() {
+            known.append(.init(provider: provider, key: key, state: "retired"))
+        }
+        return TokenInspector(settings: keys.settings, keys: known)
+    }
+
+    func inspect(_ request: HTTPRequest) -> HTTPResponse {
+        let body: JSONValue
+        do { body = try request.jsonBody() } catch { return error.response }
+        guard let token = body["token"]?.stringValue else {
+            return .problem(.badRequest, error: "invalid_request", message: "give the token as {\"token\": \"eyJ...\"} (and optionally \"rawNonce\")")
+        }
+        if let raw = body["rawNonce"], raw.stringValue == nil, !raw.isNull {
+            return .problem(.badRequest, error: "invalid_request", message: "rawNonce must be a string")
+        }
+        do {
+            return .json(try inspector().inspect(token, rawNonce: body["rawNonce"]?.stringValue, now: clock()))
+        } catch {
+            var response = HTTPResponse.problem(.badRequest, error: "invalid_token", message: error.message)
+            if let scenario = error.scenario, case .object(var o)? = try? JSONValue.parse(response.body) {
+                o["scenario"] = .string(scenario)
+                response.body = JSONValue.object(o).serializedBytes()
+            }
+            return response
+        }
     }
 
     /// Mints a scenario's token for a provider, with a fresh nonce and jti unless `context` is given.
