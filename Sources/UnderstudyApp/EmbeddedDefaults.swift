@@ -50,6 +50,11 @@ enum EmbeddedDefaults {
     "requireTLS": false,
     "username": null,
     "password": null
+  },
+  "server": {
+    "allowHosts": [],
+    "allowRemote": false,
+    "apiToken": null
   }
 }
 """#
