@@ -36,16 +36,24 @@ public final class Application: Sendable {
     /// The bound SMTPS address, when implicit-TLS SMTP is on.
     public let smtpsAddress: String?
     let smtpsServer: SMTPServer?
+    /// One line per HTTP request and SMTP message (nil with `--quiet`).
+    let requestLog: RequestLog?
 
     /// Builds every part, binds every listener and starts serving. Errors say what to change.
-    public init(configuration: Configuration, clock: @escaping UnixClock = systemUnixClock) throws {
+    /// `requestLogSink` gets the request log's lines (standard error by default).
+    public init(configuration: Configuration, clock: @escaping UnixClock = systemUnixClock,
+                requestLogSink: (@Sendable ([UInt8]) -> Void)? = nil) throws {
         self.configuration = configuration
+        let requestLog = configuration.log.quiet ? nil
+            : RequestLog(format: configuration.log.format, sink: requestLogSink ?? { RequestLog.writeStandardError($0) })
+        self.requestLog = requestLog
         guard let httpAddress = ListenAddress(configuration.http) else {
             throw ConfigurationError.invalid("http", "must be host:port, got '\(configuration.http)'")
         }
         guard let smtpAddress = ListenAddress(configuration.smtp) else {
             throw ConfigurationError.invalid("smtp", "must be host:port, got '\(configuration.smtp)'")
         }
+        try Self.checkExposure(configuration)
         var httpsAddress: ListenAddress?
         if let https = configuration.https {
             guard let address = ListenAddress(https) else {
@@ -86,7 +94,15 @@ public final class Application: Sendable {
         serverConfiguration.threads = group.loops.count
         let workers = WorkerPool(threads: max(2, group.loops.count))
         serverConfiguration.workers = workers
-        let responder = VirtualHosts(next: FaultInjector(board: faults, keys: providers.keys, clock: clock, next: router.freeze()))
+        if let requestLog { serverConfiguration.requestLog = { requestLog.http($0) } }
+        let diagnostics: @Sendable (String) -> Void = { Logger(output: StandardOutput()).warning($0) }
+        serverConfiguration.diagnostics = diagnostics
+        let responder = RequestGate(next: VirtualHosts(next: FaultInjector(board: faults, keys: providers.keys, clock: clock,
+                                                                          next: router.freeze())),
+                                    hosts: HostAllowList(allowHosts: configuration.server.allowHosts,
+                                                         publicURL: configuration.normalizedPublicURL,
+                                                         listenHosts: [httpAddress.host] + (httpsAddress.map { [$0.host] } ?? [])),
+                                    apiToken: configuration.server.apiToken)
         let tlsLayer = try authority.map { try Self.tlsLayer($0) }
         serverConfiguration.connect = ConnectPolicy(tls: tlsLayer, passThrough: configuration.proxyPassthrough).decide
         let http = HTTPServer(configuration: serverConfiguration, responder: responder, group: group)
@@ -113,7 +129,8 @@ public final class Application: Sendable {
         var smtpConfiguration = SMTPServerConfiguration(host: smtpAddress.host, port: smtpAddress.port, session: session,
                                                         maxConnectionsPerAddress: configuration.mail.maxSessionsPerAddress)
         smtpConfiguration.startTLS = session.offersTLS ? tlsLayer : nil
-        let delivery = InboxDelivery(inbox: inbox)
+        smtpConfiguration.diagnostics = diagnostics
+        let delivery = InboxDelivery(inbox: inbox, log: requestLog)
         let smtp = SMTPServer(configuration: smtpConfiguration, group: group, delivery: delivery)
         var smtps: SMTPServer?
         if let smtpsAddress, let tlsLayer {
@@ -125,43 +142,30 @@ public final class Application: Sendable {
             implicit.connectionLayer = tlsLayer
             smtps = SMTPServer(configuration: implicit, group: group, delivery: delivery)
         }
-        do {
-            httpAddresses = try http.start().map(\.description)
-        } catch {
+        // Listeners start in order; if one cannot, what already started is stopped, newest first.
+        var started: [@Sendable () -> Void] = []
+        func abandon(_ message: String) -> StartupError {
+            for stop in started.reversed() { stop() }
             group.shutdownGracefully(timeout: .seconds(1))
             workers.shutdown()
             store.close()
-            throw StartupError("cannot listen for HTTP on \(configuration.http): \(error); choose another address with --http HOST:PORT (port 0 picks a free one)")
+            return StartupError(message)
         }
-        do {
-            self.httpsAddress = try https?.start().first?.description
-        } catch {
-            http.shutdown()
-            group.shutdownGracefully(timeout: .seconds(1))
-            workers.shutdown()
-            store.close()
-            throw StartupError("cannot listen for HTTPS on \(configuration.https ?? ""): \(error); choose another address with --https HOST:PORT (port 0 picks a free one), or turn HTTPS off with --https null")
+        func retry(_ flag: String) -> String { "choose another address with \(flag) HOST:PORT (port 0 picks a free one)" }
+        do { httpAddresses = try http.start().map(\.description) } catch {
+            throw abandon("cannot listen for HTTP on \(configuration.http): \(error); \(retry("--http"))")
         }
-        do {
-            self.smtpAddress = try smtp.start().description
-        } catch {
-            https?.shutdown()
-            http.shutdown()
-            group.shutdownGracefully(timeout: .seconds(1))
-            workers.shutdown()
-            store.close()
-            throw StartupError("cannot listen for SMTP on \(configuration.smtp): \(error); choose another address with --smtp HOST:PORT (port 0 picks a free one)")
+        started.append(http.shutdown)
+        do { self.httpsAddress = try https?.start().first?.description } catch {
+            throw abandon("cannot listen for HTTPS on \(configuration.https ?? ""): \(error); \(retry("--https")), or turn HTTPS off with --https null")
         }
-        do {
-            self.smtpsAddress = try smtps?.start().description
-        } catch {
-            smtp.shutdown()
-            https?.shutdown()
-            http.shutdown()
-            group.shutdownGracefully(timeout: .seconds(1))
-            workers.shutdown()
-            store.close()
-            throw StartupError("cannot listen for SMTPS on \(configuration.smtps ?? ""): \(error); choose another address with --smtps HOST:PORT (port 0 picks a free one)")
+        if let https { started.append(https.shutdown) }
+        do { self.smtpAddress = try smtp.start().description } catch {
+            throw abandon("cannot listen for SMTP on \(configuration.smtp): \(error); \(retry("--smtp"))")
+        }
+        started.append(smtp.shutdown)
+        do { self.smtpsAddress = try smtps?.start().description } catch {
+            throw abandon("cannot listen for SMTPS on \(configuration.smtps ?? ""): \(error); \(retry("--smtps"))")
         }
         self.group = group
         self.workers = workers
@@ -169,6 +173,26 @@ public final class Application: Sendable {
         self.https = https
         self.smtp = smtp
         self.smtpsServer = smtps
+    }
+
+    /// Listen addresses beyond loopback (`0.0.0.0`, a LAN address), which expose the inbox and the
+    /// mint API to the network.
+    static func remoteListeners(_ configuration: Configuration) -> [String] {
+        [("http", configuration.http), ("https", configuration.https), ("smtp", configuration.smtp),
+         ("smtps", configuration.smtps)].compactMap { name, text in
+            guard let text, let address = ListenAddress(text), !ServerSettings.isLoopback(listenHost: address.host) else { return nil }
+            return "\(name) \(address)"
+        }
+    }
+
+    /// Refuses a listener beyond loopback unless an API token guards `/api` or `--allow-remote` says
+    /// the exposure is meant.
+    static func checkExposure(_ configuration: Configuration) throws {
+        let remote = remoteListeners(configuration)
+        guard !remote.isEmpty, configuration.server.apiToken == nil, !configuration.server.allowRemote else { return }
+        throw StartupError("refusing to listen beyond loopback (\(remote.joined(separator: ", "))) with an unauthenticated "
+            + "inbox and mint API: set an API token with --api-token TOKEN (UNDERSTUDY_SERVER_API_TOKEN), "
+            + "or pass --allow-remote if the network is trusted, or listen on 127.0.0.1")
     }
 
     /// Stops accepting, lets in-flight requests and sessions finish, joins the loop threads, and
@@ -181,6 +205,7 @@ public final class Application: Sendable {
         group.shutdownGracefully(timeout: .seconds(5))
         workers.shutdown()
         inbox.close()
+        requestLog?.flush()
     }
 
     /// The CA in `--ca DIR`, else in the user's data directory, made there on first use.

@@ -39,6 +39,8 @@ public struct Configuration: Sendable {
     public var proxyPassthrough = false
     public var providers = ProviderSettings()
     public var mail = MailSettings()
+    public var server = ServerSettings()
+    public var log = LogSettings()
     /// Endpoint faults in force from the start, as `POST /api/faults` takes them (validated).
     public var faults: [JSONValue] = []
 
@@ -82,6 +84,11 @@ public struct Configuration: Sendable {
         SettingSpec("mail.requireTLS", .boolean, "refuse MAIL, RCPT, DATA and AUTH with 530 until the client has started TLS"),
         SettingSpec("mail.username", .string, nullable: true, "SMTP AUTH user; null accepts any credentials"),
         SettingSpec("mail.password", .string, nullable: true, "SMTP AUTH password"),
+        SettingSpec("server.allowHosts", .stringList, alias: "--allow-host", "Host names answered besides localhost, loopback, the public URL's and the provider hosts (repeatable; * allows any)"),
+        SettingSpec("server.allowRemote", .boolean, alias: "--allow-remote", "allow listening beyond loopback without an API token"),
+        SettingSpec("log.format", .choice(["text", "json"]), "request log lines on stderr: text (logfmt, key=value) or json (one object a line)"),
+        SettingSpec("log.quiet", .boolean, alias: "--quiet", "no request log (start-up lines, warnings and errors are still written)"),
+        SettingSpec("server.apiToken", .string, nullable: true, alias: "--api-token", "when set, /api/* requires Authorization: Bearer <token>; listening beyond loopback needs it or --allow-remote"),
     ]
 
     static func spec(forKey key: String) -> SettingSpec? { settings.first { $0.key == key } }
@@ -202,11 +209,11 @@ public struct Configuration: Sendable {
         p.iatBackdate = int("tokens.iatBackdate")
         p.rotationGrace = int("tokens.rotationGrace")
         let faults = get(tree, "faults")
-        guard let list = faults.arrayValue else { throw .invalid("faults", "must be an array of faults like [{\"target\": \"keys\", \"fault\": \"503\"}]") }
-        for f in list {
+        guard let faultList = faults.arrayValue else { throw .invalid("faults", "must be an array of faults like [{\"target\": \"keys\", \"fault\": \"503\"}]") }
+        for f in faultList {
             do { _ = try Fault(json: f, now: 0) } catch { throw .invalid("faults", error.description) }
         }
-        c.faults = list
+        c.faults = faultList
         p.identities = try identities(get(tree, "identities"))
         c.providers = p
 
@@ -226,6 +233,14 @@ public struct Configuration: Sendable {
         c.mail.password = optional("mail.password")
         if (c.mail.username == nil) != (c.mail.password == nil) {
             throw .invalid("mail.username", "and mail.password must be set together (or both null to accept any credentials)")
+        }
+        c.server.allowHosts = list("server.allowHosts")
+        c.server.allowRemote = get(tree, "server.allowRemote").boolValue ?? false
+        c.server.apiToken = optional("server.apiToken")
+        c.log.format = string("log.format") == "json" ? .json : .text
+        c.log.quiet = get(tree, "log.quiet").boolValue ?? false
+        if c.server.apiToken?.isEmpty == true {
+            throw .invalid("server.apiToken", "must not be empty; give a long random string, or null for no token")
         }
         return c
     }

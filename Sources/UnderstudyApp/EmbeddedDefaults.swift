@@ -52,6 +52,15 @@ enum EmbeddedDefaults {
     "requireTLS": false,
     "username": null,
     "password": null
+  },
+  "log": {
+    "format": "text",
+    "quiet": false
+  },
+  "server": {
+    "allowHosts": [],
+    "allowRemote": false,
+    "apiToken": null
   }
 }
 """#

@@ -48,16 +48,22 @@ public final class HTTPServer: Sendable {
         var bound: [SocketAddress] = []
         do throws(IOError) {
             for address in configuration.addresses {
+                var tcpConfiguration = TCPServer.Configuration(host: address.host, port: address.port,
+                                                               maxConnections: configuration.maxConnections)
+                if let report = configuration.diagnostics {
+                    tcpConfiguration.diagnostics = { @Sendable message in report("HTTP \(address): \(message)") }
+                }
                 let tcp = TCPServer(
-                    configuration: .init(host: address.host, port: address.port,
-                                         maxConnections: configuration.maxConnections),
+                    configuration: tcpConfiguration,
                     group: group,
                     connectionLimitReached: { connection in
                         let response = HTTPResponse.problem(
                             .serviceUnavailable, error: "too_many_connections",
                             message: "the server has \(configuration.maxConnections) open connections, its limit; "
                                 + "retry later or reuse a kept-alive connection")
-                        connection.write(HTTPSerializer.serialize(response, requestMethod: .get, keepAlive: false))
+                        connection.write(HTTPSerializer.serialize(response, requestMethod: .get, requestVersion: .http1_1,
+                                                                  keepAlive: false,
+                                                                  defaults: configuration.defaultResponseHeaders))
                     },
                     makeHandler: { _ in
                         let http = HTTPConnectionHandler(configuration: configuration, responder: responder)

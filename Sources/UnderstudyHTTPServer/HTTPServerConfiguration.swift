@@ -32,6 +32,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionLayer: ConnectionLayer? = nil
     /// Decides each CONNECT request. Nil: CONNECT is answered 501 (not a proxy).
     public var connect: (@Sendable (HTTPRequest) -> HTTPConnectDecision)? = nil
+    /// Told of every request once its reply is queued (a stream: once it ended), and of the replies
+    /// the server makes itself (parse errors, timeouts, CONNECT), on the loop or a worker thread:
+    /// it must be quick and thread-safe. Nil: no request log, and no cost.
+    public var requestLog: (@Sendable (HTTPExchange) -> Void)? = nil
+    /// Told of failed accepts and connections turned away at the limit (rate-limited).
+    public var diagnostics: (@Sendable (String) -> Void)? = nil
     /// How long `shutdown()` lets in-flight requests finish before closing what remains.
     public var shutdownTimeout: Duration
     /// Responses a connection may have queued (pipelined requests not answered yet) before the
@@ -40,6 +46,21 @@ public struct HTTPServerConfiguration: Sendable {
     /// Bytes a connection may have unsent before the server stops reading from it (pipelining), or,
     /// for a streamed body, before the stream is cut off as a too-slow reader.
     public var maxPendingWriteBytes: Int
+    /// A client that takes no bytes of a pending reply for this long is disconnected, and what was
+    /// queued for it is dropped.
+    public var writeTimeout: Duration
+    /// A pulled stream (`HTTPBodyWriter.stream(from:)`) is asked for its next chunk only while the
+    /// connection has at most this many bytes unsent: its memory is this plus one chunk.
+    public var streamLowWaterBytes: Int
+    /// Fields written on every response of the server (routes, errors, 408, 503) unless the
+    /// response sets a field of the same name. By default: no MIME sniffing, and no framing by
+    /// other origins.
+    public var defaultResponseHeaders: HTTPHeaders
+
+    public static let securityHeaders: HTTPHeaders = [
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "frame-ancestors 'none'",
+    ]
 
     public init(addresses: [Address] = [Address(host: "127.0.0.1", port: 0)],
                 limits: HTTPLimits = HTTPLimits(),
@@ -49,7 +70,10 @@ public struct HTTPServerConfiguration: Sendable {
                 threads: Int = EventLoopGroup.coreCount,
                 shutdownTimeout: Duration = .seconds(10),
                 maxPipelinedRequests: Int = 64,
-                maxPendingWriteBytes: Int = 8 * 1024 * 1024) {
+                maxPendingWriteBytes: Int = 8 * 1024 * 1024,
+                defaultResponseHeaders: HTTPHeaders = HTTPServerConfiguration.securityHeaders,
+                writeTimeout: Duration = .seconds(30),
+                streamLowWaterBytes: Int = 128 * 1024) {
         self.addresses = addresses
         self.limits = limits
         self.headerReadTimeout = headerReadTimeout
@@ -59,5 +83,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.shutdownTimeout = shutdownTimeout
         self.maxPipelinedRequests = maxPipelinedRequests
         self.maxPendingWriteBytes = maxPendingWriteBytes
+        self.defaultResponseHeaders = defaultResponseHeaders
+        self.writeTimeout = writeTimeout
+        self.streamLowWaterBytes = streamLowWaterBytes
     }
 }

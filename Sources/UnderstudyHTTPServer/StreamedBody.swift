@@ -20,13 +20,22 @@ final class StreamedBody: HTTPBodyWriter, @unchecked Sendable {
     /// HEAD request (or a status without body): the head only, chunks are dropped.
     let headOnly: Bool
     let closeAfter: Bool
+    /// For the request log (nil when there is none); `sentBytes` counts what went out (loop-confined).
+    let record: ExchangeRecord?
+    let status: Int
+    var sentBytes = 0
 
     // Loop-confined.
     var headWritten = false
     var pendingChunks: [[UInt8]] = []
     var finished = false
+    /// Set by `stream(from:)`: the handler pulls chunks from it as the connection drains.
+    var source: (@Sendable () throws -> [UInt8]?)?
 
-    init(handler: HTTPConnectionHandler, loop: EventLoop, head: [UInt8], headOnly: Bool, closeAfter: Bool) {
+    init(handler: HTTPConnectionHandler, loop: EventLoop, head: [UInt8], headOnly: Bool, closeAfter: Bool,
+         status: Int = 200, record: ExchangeRecord? = nil) {
+        self.status = status
+        self.record = record
         self.handler = handler
         self.loop = loop
         self.head = head
@@ -59,6 +68,26 @@ final class StreamedBody: HTTPBodyWriter, @unchecked Sendable {
         loop.execute {
             self.finished = true
             self.handler.streamChanged()
+        }
+    }
+
+    func stream(from next: @escaping @Sendable () throws -> [UInt8]?) {
+        let open = state.withLock { !$0.clientGone && !$0.finished }
+        guard open else { return }
+        loop.execute {
+            guard !self.finished, self.source == nil else { return }
+            self.source = next
+            self.handler.streamChanged()
+        }
+    }
+
+    /// The source returned its end (on the loop).
+    func sourceEnded() {
+        source = nil
+        finished = true
+        state.withLock { state in
+            state.finished = true
+            state.closeCallbacks = []
         }
     }
 

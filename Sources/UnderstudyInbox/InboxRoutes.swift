@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import UnderstudyHTTP
 import UnderstudyJSON
 import UnderstudyMIME
@@ -33,14 +34,10 @@ public struct InboxRoutes: Sendable {
                 return HTTPResponse(status: .noContent)
             }
         }
-        indexed(.get, "/api/messages/:id/raw") { [self] _, p in
-            respond {
-                let id = p["id"] ?? ""
-                guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
-                return HTTPResponse(status: .ok, headers: ["Content-Type": "message/rfc822"], body: raw)
-            }
+        indexed(.get, "/api/messages/:id/raw") { [self] _, p in raw(p["id"] ?? "") }
+        indexed(.get, "/api/messages/:id/parts/:n") { [self] request, p in
+            respond { try part(p["id"] ?? "", p["n"] ?? "", view: Self.flag(request, "view"), images: Self.flag(request, "images")) }
         }
-        indexed(.get, "/api/messages/:id/parts/:n") { [self] _, p in respond { try part(p["id"] ?? "", p["n"] ?? "") } }
         indexed(.get, "/api/otp") { [self] request, _ in otp(request) }
         indexed(.get, "/api/links") { [self] request, _ in link(request) }
         router.add(.get, "/api/events") { [self] _, _ in events() }
@@ -88,14 +85,61 @@ public struct InboxRoutes: Sendable {
 
     func respond(_ body: () throws -> HTTPResponse) -> HTTPReply {
         do {
-            return .response(try body())
+            return Self.reply(try body())
         } catch let problem as Problem {
             return .response(problem.response)
         } catch let error as MessageStoreError {
             return .response(.problem(.badRequest, error: "invalid_query", message: "\(error)"))
         } catch {
-            if let failure = inbox.storageFailure(error) { return .response(Self.unavailable(failure)) }
-            return .response(.problem(.internalServerError, error: "store_failed", message: "\(error)"))
+            return .response(storeFailure(error, while: "answering the request"))
+        }
+    }
+
+    /// A store error as the client gets it (503 naming the disk when it is full or the index cannot
+    /// be written, else 500), reported with its cause for whoever runs the server.
+    func storeFailure(_ error: any Error, while doing: String) -> HTTPResponse {
+        if let failure = inbox.storageFailure(error) {
+            inbox.report("understudy: error: the inbox store failed while \(doing): \(failure)")
+            return Self.unavailable(failure)
+        }
+        inbox.report("understudy: error: the inbox store failed while \(doing): \(error)")
+        return .problem(.internalServerError, error: "store_failed",
+                        message: "the inbox store failed while \(doing): \(error); the server's log has the details")
+    }
+
+    /// Bodies above this are sent as a pulled stream (see `reply`).
+    static let streamThreshold = 256 * 1024
+    /// Bytes per chunk of a streamed body.
+    static let streamChunkBytes = 64 * 1024
+
+    /// A large body (a big message's detail or part) goes out a chunk at a time as the client takes
+    /// it, so a slow reader holds the body once, not again in the connection's queue.
+    static func reply(_ response: HTTPResponse) -> HTTPReply {
+        guard response.body.count > streamThreshold else { return .response(response) }
+        let reader = RawMessageReader(bytes: response.body)
+        var head = response
+        head.body = []
+        return .stream(head) { writer in
+            writer.stream { try reader.read(upTo: streamChunkBytes) }
+        }
+    }
+
+    /// The message as received, streamed from the store's log a chunk at a time; `message/rfc822`
+    /// under a sandbox CSP (and `nosniff`), never something a browser renders as a page.
+    func raw(_ id: String) -> HTTPReply {
+        let reader: RawMessageReader
+        do {
+            guard let found = try inbox.store.rawReader(id: id) else { throw Self.notFound(id) }
+            reader = found
+        } catch {
+            return respond { throw error }
+        }
+        let head = HTTPResponse(status: .ok, headers: ["Content-Type": "message/rfc822",
+                                                       "Content-Security-Policy": Self.sandboxPolicy(images: false),
+                                                       "X-Content-Type-Options": "nosniff"])
+        return .stream(head) { writer in
+            writer.onClose { reader.close() }
+            writer.stream { try reader.read(upTo: Self.streamChunkBytes) }
         }
     }
 
@@ -150,7 +194,11 @@ public struct InboxRoutes: Sendable {
         return .json(InboxJSON.detail(stored, mime: MIMEMessage(parsing: raw)))
     }
 
-    func part(_ id: String, _ number: String) throws -> HTTPResponse {
+    /// A part's decoded bytes, served so that nothing in a received mail runs on the API's origin:
+    /// always under a sandbox CSP with `nosniff`; a type that is not known to be inert (HTML, SVG,
+    /// XML, ...) is an attachment unless `view` asks to see it (still sandboxed, no script, no
+    /// requests). `images` lets a viewed part load its images.
+    func part(_ id: String, _ number: String, view: Bool = false, images: Bool = false) throws -> HTTPResponse {
         guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
         let mime = MIMEMessage(parsing: raw)
         guard let part = mime.part(number) else {
@@ -158,11 +206,35 @@ public struct InboxRoutes: Sendable {
                                              message: "message \(id) has no part '\(number)'; parts: \(mime.parts.map(\.partNumber).joined(separator: ", "))"))
         }
         var headers: HTTPHeaders = ["Content-Type": part.contentType + (part.charset.map { "; charset=\($0)" } ?? "")]
+        headers.add(name: "Content-Security-Policy", value: Self.sandboxPolicy(images: images))
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        let attachment = !view && (part.isAttachment || !Self.inertTypes.contains(part.contentType))
+        var disposition = attachment ? "attachment" : "inline"
         if let name = part.filename {
-            let safe = String(name.unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 }.map(Character.init))
-            headers.add(name: "Content-Disposition", value: "\(part.isAttachment ? "attachment" : "inline"); filename=\"\(safe)\"")
+            let safe = String(name.unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 && $0.value < 0x7F }.map(Character.init))
+            disposition += "; filename=\"\(safe)\""
+        }
+        if attachment || part.filename != nil {
+            headers.add(name: "Content-Disposition", value: disposition)
         }
         return HTTPResponse(status: .ok, headers: headers, body: part.bytes)
+    }
+
+    /// Types a browser shows without running anything: served inline. Everything else (HTML, SVG,
+    /// XML, PDF, unknown types) is an attachment unless viewed on purpose.
+    static let inertTypes: Set<String> = ["text/plain", "text/csv", "image/png", "image/jpeg", "image/gif",
+                                          "image/webp", "image/avif", "image/bmp"]
+
+    /// No script, no plugins, no requests, no framing: a received mail's content stays inert on
+    /// the API's origin. Styles inline in the mail still apply; images only when asked.
+    static func sandboxPolicy(images: Bool) -> String {
+        "sandbox; default-src 'none'; style-src 'unsafe-inline'; " + (images ? "img-src * data:; " : "") + "frame-ancestors 'none'"
+    }
+
+    /// `?view=1` and the like.
+    static func flag(_ request: HTTPRequest, _ name: String) -> Bool {
+        guard let value = request.queryValue(name)?.lowercased() else { return false }
+        return value == "1" || value == "true" || value == "yes"
     }
 
     // MARK: Waiting
@@ -201,7 +273,7 @@ public struct InboxRoutes: Sendable {
         }
         let store = inbox.store
         return waitReply(params, what: "one-time code", existing: {
-            guard let m = try? store.latest(to: params.to, after: params.after, requireCode: true) else { return nil }
+            guard let m = try store.latest(to: params.to, after: params.after, requireCode: true) else { return nil }
             return Self.codeAnswer(id: m.id, codes: m.summary.codes, subject: m.summary.subject, receivedAt: m.summary.receivedAt)
         }, match: { d in
             Self.codeAnswer(id: d.id, codes: d.message.codes, subject: d.message.subject, receivedAt: d.message.receivedAt)
@@ -224,9 +296,9 @@ public struct InboxRoutes: Sendable {
         let store = inbox.store
         return waitReply(params, what: purpose.map { "\($0) link" } ?? "link", existing: {
             // Newest first among recent messages to the address; the first with a fitting link wins.
-            guard let page = try? store.list(MessageFilter(to: params.to, after: params.after, limit: 50)) else { return nil }
+            let page = try store.list(MessageFilter(to: params.to, after: params.after, limit: 50))
             for summary in page.items {
-                guard let m = try? store.message(id: summary.id) else { continue }
+                guard let m = try store.message(id: summary.id) else { continue }   // pruned meanwhile
                 let links = (try? JSONValue.parse(m.linksJSON))?.arrayValue ?? []
                 if let answer = Self.linkAnswer(id: m.id, links: links, purpose: purpose, subject: summary.subject, receivedAt: summary.receivedAt) {
                     return answer
@@ -238,17 +310,33 @@ public struct InboxRoutes: Sendable {
         })
     }
 
-    func waitReply(_ params: WaitParameters, what: String, existing: @escaping @Sendable () -> JSONValue?,
+    /// Answers with what `existing` finds now, else waits for a matching delivery. A store error
+    /// in `existing` is answered as one (503 for a full disk, else 500) and reported, never taken
+    /// for "nothing arrived".
+    func waitReply(_ params: WaitParameters, what: String, existing: @escaping @Sendable () throws -> JSONValue?,
                    match: @escaping @Sendable (DeliveredMessage) -> JSONValue?) -> HTTPReply {
         let notFound = HTTPResponse.problem(.notFound, error: "nothing_arrived",
                                             message: "no \(what) for \(params.to) arrived" + (params.wait > 0 ? " within \(params.wait) s" : "")
                                                 + "; check the address, or wait longer with wait=SECONDS (at most \(Self.maximumWait))")
         if params.wait == 0 {
-            return .response(existing().map { .json($0) } ?? notFound)
+            do { return .response(try existing().map { .json($0) } ?? notFound) } catch {
+                return .response(storeFailure(error, while: "looking for a \(what) for \(params.to)"))
+            }
         }
-        return .deferred { [inbox] promise in
-            let cancel = inbox.wait(for: params.to, timeout: .seconds(params.wait), existing: existing, match: match) { answer in
+        return .deferred { [self, inbox] promise in
+            let failure = Mutex<(any Error)?>(nil)
+            let lookup: @Sendable () -> JSONValue? = {
+                do { return try existing() } catch {
+                    failure.withLock { $0 = error }
+                    return nil
+                }
+            }
+            let cancel = inbox.wait(for: params.to, timeout: .seconds(params.wait), existing: lookup, match: match) { answer in
                 promise.succeed(answer.map { .json($0) } ?? notFound)
+            }
+            if let error = failure.withLock({ $0 }) {
+                cancel()   // the waiter is dropped: its timeout finds nothing to answer
+                return promise.succeed(storeFailure(error, while: "looking for a \(what) for \(params.to)"))
             }
             promise.onCancel(cancel)
         }

@@ -66,6 +66,7 @@ public struct AppleProvider: Sendable {
 
     /// The header, claims and key `mint` would sign with; scenarios edit them before signing.
     public func draft(_ request: MintRequest, now: Int64) throws(MintError) -> UnsignedToken {
+        try request.checkLimits()
         let key = try keyRing.key(kid: request.kid)
         let email = request.email ?? provider.identities.first?.email ?? "alice@example.com"
         let aud: JSONValue

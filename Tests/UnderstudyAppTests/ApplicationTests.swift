@@ -10,7 +10,9 @@ import UnderstudyJSON
     static let caFolder = try! TemporaryFolder(prefix: "understudy-app-ca")
 
     static func start(_ flags: [String: String] = [:]) throws -> (Application, SimpleHTTPClient) {
-        var all = ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "127.0.0.1:0", "--ca": caFolder.path + "/ca"]
+        // Quiet unless a test asks for the request log: thousands of requests would bury the test output.
+        var all = ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "127.0.0.1:0", "--ca": caFolder.path + "/ca",
+                   "--quiet": "true"]
         all.merge(flags) { $1 }
         let configuration = try Configuration.load(configFile: nil, environment: [:], flags: all)
         let app = try Application(configuration: configuration)
@@ -59,6 +61,22 @@ import UnderstudyJSON
         #expect(info.json?["exp"]?.stringValue != nil)
         let bad = try client.get("/google/tokeninfo?id_token=abc")
         #expect(bad.status == 400 && bad.json == ["error": "invalid_token", "error_description": "Invalid Value"])
+    }
+
+    /// 60,000 claim keys once took seconds of a loop thread (a quadratic merge); now the count is
+    /// refused before anything is merged or signed.
+    @Test func aMintWithTooManyClaimsIsA400NamingTheLimit() throws {
+        let (app, client) = try Self.start()
+        defer { app.shutdown() }
+        let claims = JSONObject((0..<60_000).map { ("c\($0)", JSONValue.integer(Int64($0))) })
+        let r = try client.postJSON("/api/tokens/apple", ["claims": .object(claims)])
+        #expect(r.status == 400)
+        #expect(r.json?["error"] == "invalid_request")
+        #expect(r.json?["message"]?.stringValue?.contains("at most 256 extra claims") == true)
+        let big = try client.postJSON("/api/tokens/google", ["claims": ["blob": .string(String(repeating: "y", count: 70_000))]])
+        #expect(big.status == 400)
+        #expect(big.json?["message"]?.stringValue?.contains("65536 bytes") == true)
+        #expect(try client.postJSON("/api/tokens/google", ["claims": ["x": 1]]).status == 200)
     }
 
     @Test func errorsAreJSONProblems() throws {
