@@ -75,6 +75,7 @@ enum Assembly {
         let providers = try providerRoutes(configuration, clock: clock)
         providers.register(on: &router)
         FaultRoutes(board: faults, clock: clock).register(on: &router)
+        NotificationRoutes.register(on: &router, providers: providers, clock: clock)
         InboxRoutes(inbox: inbox).register(on: &router)
         SystemRoutes.register(on: &router)
         return providers

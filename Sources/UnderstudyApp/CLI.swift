@@ -51,6 +51,7 @@ public enum UnderstudyCLI {
         ("scenarios", "List the token scenarios with the verdict a correct verifier gives each."),
         ("fault", "Make the keys, discovery or token endpoint misbehave on the running server."),
         ("inspect", "Take a token apart: claims, times, key, signature, nonce and the scenario it matches."),
+        ("notify", "Send an Apple server-to-server notification (consent-revoked, account-delete...) to an app."),
         ("otp", "Print the one-time code just sent to an address (waits with --wait)."),
         ("link", "Print the sign-in, verification or reset link just sent to an address."),
         ("inbox", "List caught messages."),
@@ -92,6 +93,7 @@ public enum UnderstudyCLI {
         case "scenarios": return try ScenariosCommand.run(rest, output: output)
         case "fault": return try FaultCommand.run(rest, environment: environment, output: output)
         case "inspect": return try InspectCommand.run(rest, environment: environment, output: output)
+        case "notify": return try NotifyCommand.run(rest, environment: environment, output: output)
         case "otp", "link": return try MailCommands.wait(first, rest, environment: environment, output: output)
         case "inbox": return try MailCommands.inbox(rest, environment: environment, output: output)
         case "send": return try MailCommands.send(rest, environment: environment, output: output, input: input)

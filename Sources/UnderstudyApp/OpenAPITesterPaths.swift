@@ -38,6 +38,21 @@ extension OpenAPIDocument {
                                   "400": problem("Not a compact JWS; the message says what is wrong")],
                 ],
             ],
+            "/api/apple/notifications": [
+                "post": [
+                    "summary": "Sign an Apple server-to-server notification and POST it to the app as {\"payload\": jwt}",
+                    "operationId": "sendAppleNotification",
+                    "requestBody": ["required": true, "content": ["application/json": ["schema": [
+                        "type": "object", "required": ["type", "url"],
+                        "properties": [
+                            "type": ["type": "string", "enum": ["email-disabled", "email-enabled", "consent-revoked", "account-delete"]],
+                            "email": ["type": "string"], "sub": ["type": "string"], "aud": ["type": "string"],
+                            "url": ["type": "string", "description": "The app's endpoint, http://host:port/path"],
+                        ]]]]],
+                    "responses": ["200": json("The app's status and body, and the payload sent", ["type": "object"]),
+                                  "400": problem("A field is invalid"), "502": problem("The app could not be reached")],
+                ],
+            ],
             "/api/faults": [
                 "get": ["summary": "The endpoint faults in force", "operationId": "listFaults",
                         "responses": ["200": json("Faults", ["type": "object"])]],
