@@ -52,6 +52,7 @@ public enum UnderstudyCLI {
         ("fault", "Make the keys, discovery or token endpoint misbehave on the running server."),
         ("inspect", "Take a token apart: claims, times, key, signature, nonce and the scenario it matches."),
         ("notify", "Send an Apple server-to-server notification (consent-revoked, account-delete...) to an app."),
+        ("audit", "Send every scenario's token to your verifier and report what it accepted that it must not, and the reverse."),
         ("otp", "Print the one-time code just sent to an address (waits with --wait)."),
         ("link", "Print the sign-in, verification or reset link just sent to an address."),
         ("inbox", "List caught messages."),
@@ -94,6 +95,7 @@ public enum UnderstudyCLI {
         case "fault": return try FaultCommand.run(rest, environment: environment, output: output)
         case "inspect": return try InspectCommand.run(rest, environment: environment, output: output)
         case "notify": return try NotifyCommand.run(rest, environment: environment, output: output)
+        case "audit": return try AuditCommand.run(rest, environment: environment, output: output)
         case "otp", "link": return try MailCommands.wait(first, rest, environment: environment, output: output)
         case "inbox": return try MailCommands.inbox(rest, environment: environment, output: output)
         case "send": return try MailCommands.send(rest, environment: environment, output: output, input: input)
