@@ -61,7 +61,9 @@ enum FaultCommand {
                 Logger(output: output).error("the server answered \(response.status): \(MailCommands.problemMessage(response))")
                 return ExitCode.failure
             }
-            for fault in json["faults"]?.arrayValue ?? [] { output.out(line(fault)) }
+            let faults = json["faults"]?.arrayValue ?? []
+            for fault in faults { output.out(line(fault)) }
+            if faults.isEmpty { output.out("no faults in force\n") }
             return ExitCode.success
         case "--help", "-h", nil:
             output.out(helpText(overview: "Make Apple's and Google's endpoints misbehave on the running server.",

@@ -103,7 +103,7 @@ def test_faults_from_the_configuration_and_the_cli(understudy_bin):
         added = run("add", "keys", "503", "--provider", "google", "--count", "1")
         assert added.returncode == 0 and "keys\t503\tgoogle\tremaining 1" in added.stdout, added.stderr
         assert "503" in run("list").stdout
-        assert run("clear").returncode == 0 and run("list").stdout == ""
+        assert run("clear").returncode == 0 and run("list").stdout == "no faults in force\n"
         bad = run("add", "keys", "404")
         assert bad.returncode == 64 and "fault must be one of" in bad.stderr
     finally:
