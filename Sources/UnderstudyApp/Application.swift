@@ -80,15 +80,18 @@ public final class Application: Sendable {
 
         var router = Router()
         let faults = Assembly.faultBoard(configuration, now: clock())
+        let outbound = OutboundLoops()
         let providers: ProviderRoutes
         do {
-            providers = try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, faults: faults, clock: clock)
+            providers = try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, faults: faults,
+                                                    loops: outbound, clock: clock)
         } catch {
             store.close()
             throw error
         }
 
         let group = try EventLoopGroup(threads: configuration.threads ?? EventLoopGroup.coreCount)
+        outbound.set(group)
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.addresses = [.init(host: httpAddress.host, port: httpAddress.port)]
         serverConfiguration.threads = group.loops.count

@@ -71,11 +71,12 @@ enum Assembly {
     /// Every HTTP route of the server.
     @discardableResult
     static func registerRoutes(on router: inout Router, configuration: Configuration, inbox: Inbox,
-                               faults: FaultBoard = FaultBoard(), clock: @escaping UnixClock = systemUnixClock) throws -> ProviderRoutes {
+                               faults: FaultBoard = FaultBoard(), loops: OutboundLoops = OutboundLoops(),
+                               clock: @escaping UnixClock = systemUnixClock) throws -> ProviderRoutes {
         let providers = try providerRoutes(configuration, clock: clock)
         providers.register(on: &router)
         FaultRoutes(board: faults, clock: clock).register(on: &router)
-        NotificationRoutes.register(on: &router, providers: providers, clock: clock)
+        NotificationRoutes.register(on: &router, providers: providers, loops: loops, clock: clock)
         InboxRoutes(inbox: inbox).register(on: &router)
         SystemRoutes.register(on: &router)
         return providers

@@ -11,21 +11,45 @@ struct NotificationSender {
     let apple: AppleProvider
     let now: Int64
 
-    func send(_ notification: AppleNotification) throws -> JSONValue {
+    /// What to send: the signed notification, where, and the request body.
+    struct Prepared {
+        var minted: MintedToken
+        var url: String
+        var host: String
+        var port: Int
+        var path: String
+        var body: [UInt8]
+    }
+
+    func prepare(_ notification: AppleNotification) throws -> Prepared {
         let minted = try notification.sign(with: apple, now: now, jti: Hex.encode(SecureRandom.bytes(16)))
         let (hostPort, path) = try Self.split(notification.url)
         let client = try SimpleHTTPClient(server: hostPort)
         let body: JSONValue = ["payload": .string(minted.idToken)]
+        return Prepared(minted: minted, url: notification.url, host: client.host, port: client.port, path: path,
+                        body: body.serializedBytes())
+    }
+
+    /// Sends it with the blocking client (the CLI; the server without loops).
+    func send(_ notification: AppleNotification) throws -> JSONValue {
+        let prepared = try prepare(notification)
         let response: SimpleHTTPClient.Response
         do {
-            response = try client.request("POST", path, headers: [("Content-Type", "application/json")], body: body.serializedBytes())
+            response = try SimpleHTTPClient(server: "\(prepared.host.contains(":") ? "[\(prepared.host)]" : prepared.host):\(prepared.port)")
+                .request("POST", prepared.path, headers: [("Content-Type", "application/json")], body: prepared.body)
         } catch {
-            throw UsageError("could not deliver the notification to \(notification.url): \(error.description)")
+            throw UsageError("could not deliver the notification to \(notification.url): \(error)")
         }
-        let text = String(decoding: response.body.prefix(Self.reportedBodyLimit), as: UTF8.self)
+        return Self.report(prepared, status: response.status, body: response.body)
+    }
+
+    /// What the app answered, with what was sent.
+    static func report(_ prepared: Prepared, status: Int, body: [UInt8]) -> JSONValue {
+        let minted = prepared.minted
+        let text = String(decoding: body.prefix(Self.reportedBodyLimit), as: UTF8.self)
         return [
-            "url": .string(notification.url),
-            "status": .integer(Int64(response.status)),
+            "url": .string(prepared.url),
+            "status": .integer(Int64(status)),
             "body": .string(text),
             "payload": .string(minted.idToken),
             "claims": .object(minted.claims),
