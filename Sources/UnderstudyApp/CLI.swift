@@ -185,21 +185,35 @@ enum KeysCommand {
             }
             return ExitCode.success
         case "rotate":
-            let options = [MailCommands.serverOption, OptionSpec("--config", "FILE", "Configuration file, to find the server's address.")]
+            let options = [MailCommands.serverOption]
+                + UnderstudyCLI.settingOptions(where: { ["keys", "data", "tokens.rotationGrace"].contains($0) })
             if rest.contains("--help") || rest.contains("-h") {
-                output.out(helpText(overview: "Make a new active key for a provider on the running server; the previous key stays published "
-                                    + "for tokens.rotationGrace seconds, then is retired. With --data the server keeps the rotation.",
-                                    usage: "understudy keys rotate apple|google [--server <url>]", options: options))
+                output.out(helpText(overview: "Make a new active key for a provider; the previous key stays published for tokens.rotationGrace "
+                                    + "seconds, then is retired. On the running server (--server, default from the configuration), or, "
+                                    + "with --data PATH and no --server, in the store's key files while no server runs.",
+                                    usage: "understudy keys rotate apple|google [--server <url> | --data <path>]", options: options))
                 return ExitCode.success
             }
             let parsed = try ParsedArguments.parse(rest, options: options, command: "understudy keys rotate")
-            guard parsed.positionals.count == 1, let provider = parsed.positionals.first, ["apple", "google"].contains(provider) else {
+            guard parsed.positionals.count == 1, let provider = parsed.positionals.first, let name = ProviderName(rawValue: provider) else {
                 throw UsageError("name the provider: understudy keys rotate apple (or google)")
             }
-            let response = try MailCommands.server(parsed, environment: environment).postJSON("/api/keys/\(provider)/rotate", [:])
-            guard response.status == 200, let json = response.json else {
-                Logger(output: output).error("the server did not rotate the \(provider) keys: \(MailCommands.problemMessage(response))")
-                return ExitCode.failure
+            let json: JSONValue
+            if parsed.has("--data") && !parsed.has("--server") {
+                let configuration = try UnderstudyCLI.configuration(parsed, environment: environment)
+                let routes = try Assembly.providerRoutes(configuration)
+                let now = systemUnixClock()
+                let (new, previous) = try routes.keys.rotate(name, now: now)
+                let grace = routes.keys.settings.rotationGrace
+                json = ["active": .string(new.kid), "previous": .string(previous.kid),
+                        "previousState": .string(grace > 0 ? "grace" : "retired"), "graceUntil": .integer(now + grace)]
+            } else {
+                let response = try MailCommands.server(parsed, environment: environment).postJSON("/api/keys/\(provider)/rotate", [:])
+                guard response.status == 200, let answer = response.json else {
+                    Logger(output: output).error("the server did not rotate the \(provider) keys: \(MailCommands.problemMessage(response))")
+                    return ExitCode.failure
+                }
+                json = answer
             }
             output.out("\(provider)\tactive\t\(json["active"]?.stringValue ?? "")\n")
             output.out("\(provider)\t\(json["previousState"]?.stringValue ?? "grace")\t\(json["previous"]?.stringValue ?? "")\tuntil \(json["graceUntil"]?.intValue ?? 0)\n")

@@ -45,11 +45,17 @@ def test_rotation_is_served_at_once_and_persists_for_offline_mint(understudy_bin
             assert f"google\t{new}\tactive" in listed and f"google\t{previous}\tretired" in listed
         finally:
             assert server.stop() == 0
-        # A restarted server serves the rotated set.
+        # Offline, while no server runs, with the same data.
+        offline_rotation = run(understudy_bin, "keys", "rotate", "apple", "--data", data, "--tokens-rotation-grace", "0")
+        assert offline_rotation.returncode == 0, offline_rotation.stderr
+        apple_new = offline_rotation.stdout.split("\n")[0].split("\t")[2]
+        # A restarted server serves the rotated sets.
         again = Server("--data", data)
         try:
             v3 = [k["kid"] for k in requests.get(f"{again.http}/google/oauth2/v3/certs", timeout=10).json()["keys"]]
             assert v3[0] == new and previous not in v3
+            apple = [k["kid"] for k in requests.get(f"{again.http}/apple/auth/keys", timeout=10).json()["keys"]]
+            assert apple_new in apple and len(apple) == 3
         finally:
             assert again.stop() == 0
 
