@@ -15,9 +15,14 @@ public final class FaultBoard: Sendable {
         for f in faults { add(f) }
     }
 
+    /// At most this many faults at once.
+    public static let limit = 64
+
+    /// Adds a fault; nil when `limit` are already in force.
     @discardableResult
-    public func add(_ fault: Fault) -> Fault {
+    public func add(_ fault: Fault) -> Fault? {
         state.withLock { s in
+            guard s.faults.count < Self.limit else { return nil }
             var f = fault
             f.id = s.nextID
             s.nextID += 1

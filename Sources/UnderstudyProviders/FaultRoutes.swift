@@ -24,7 +24,10 @@ public struct FaultRoutes: Sendable {
         let body: JSONValue
         do { body = try request.jsonBody() } catch { return error.response }
         do {
-            let fault = board.add(try Fault(json: body, now: clock()))
+            guard let fault = board.add(try Fault(json: body, now: clock())) else {
+                return .problem(.conflict, error: "too_many_faults",
+                                message: "\(FaultBoard.limit) faults are already in force; clear them with DELETE /api/faults")
+            }
             return .json(fault.json, status: .created)
         } catch {
             return .problem(.badRequest, error: "invalid_request", message: error.description)

@@ -68,6 +68,7 @@ public final class KeyStore: Sendable {
     /// (the configured `rotationGrace` by default). Generates an RSA key: call it off the loops.
     @discardableResult
     public func rotate(_ provider: ProviderName, now: Int64, grace: Int64? = nil) throws -> (new: ProviderKey, previous: ProviderKey) {
+        guard keySet(provider, now: now).canRotate else { throw RotationError.tooManyKeys(provider) }
         let key = ProviderKey(kid: ScenarioMinter.keyID(for: provider), privateKey: try JWS.RS256.PrivateKey(bits: 2048))
         let certificate = provider == .google ? try GoogleProvider.certificate(for: key, now: now) : nil
         let grace = grace ?? settings.rotationGrace
@@ -87,5 +88,17 @@ public final class KeyStore: Sendable {
         }
         onChange(apple, google)
         return (key, previous)
+    }
+}
+
+/// Why a rotation was refused.
+public struct RotationError: Error, Sendable, CustomStringConvertible {
+    private enum Code: Sendable { case tooManyKeys }
+    private let code: Code
+    public let description: String
+
+    public static func tooManyKeys(_ provider: ProviderName) -> RotationError {
+        RotationError(code: .tooManyKeys, description: "\(ProviderKeySet.publishedLimit) \(provider.rawValue) keys are published already; "
+            + "wait for a grace period to end, or set a shorter tokens.rotationGrace")
     }
 }

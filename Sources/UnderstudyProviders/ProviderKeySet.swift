@@ -34,6 +34,13 @@ public struct ProviderKeySet: Sendable {
         keys.filter { $0.state == .active } + keys.filter { $0.state.isPublished && $0.state != .active } + retiredKeys
     }
 
+    /// At most this many keys published at once (rotations faster than the grace pile them up).
+    public static let publishedLimit = 12
+    /// Retired keys kept for the inspector beyond this many are forgotten, oldest first.
+    public static let retiredLimit = 16
+
+    public var canRotate: Bool { published.count < Self.publishedLimit }
+
     /// Makes `newKey` the active key; the previous one stays published until `now + grace`
     /// (retired at once when grace is 0).
     public mutating func rotate(to newKey: ProviderKey, now: Int64, grace: Int64) {
@@ -41,6 +48,14 @@ public struct ProviderKeySet: Sendable {
             keys[i].state = grace > 0 ? .grace(until: now + grace) : .retired(since: now)
         }
         keys.insert(ManagedKey(key: newKey, state: .active, created: now), at: 0)
+        forgetOldRetired()
+    }
+
+    private mutating func forgetOldRetired() {
+        let retired = retiredKeys
+        guard retired.count > Self.retiredLimit else { return }
+        let forget = Set(retired.prefix(retired.count - Self.retiredLimit).map(\.key.kid))
+        keys.removeAll { forget.contains($0.key.kid) }
     }
 
     /// Retires the keys whose grace has ended; true when anything changed.
@@ -53,6 +68,7 @@ public struct ProviderKeySet: Sendable {
                 changed = true
             }
         }
+        if changed { forgetOldRetired() }
         return changed
     }
 

@@ -143,6 +143,8 @@ public struct ProviderRoutes: Sendable {
             let grace = keys.settings.rotationGrace
             return .json(["provider": .string(name.rawValue), "active": .string(new.kid), "previous": .string(previous.kid),
                           "previousState": .string(grace > 0 ? "grace" : "retired"), "graceUntil": .integer(now + grace)])
+        } catch let error as RotationError {
+            return .problem(.conflict, error: "too_many_keys", message: error.description)
         } catch {
             return .problem(.internalServerError, error: "rotation_failed", message: "could not rotate the \(provider) keys: \(error)")
         }

@@ -40,6 +40,15 @@ import UnderstudyProviders
         #expect { try Fault(json: try JSONValue.parse(json), now: 0) } throws: { ($0 as? FaultError)?.field == field }
     }
 
+    @Test func atMostLimitFaultsAreInForce() throws {
+        let board = FaultBoard()
+        let fault = try Fault(json: ["target": "keys", "fault": "500"], now: 0)
+        for _ in 0..<FaultBoard.limit { #expect(board.add(fault) != nil) }
+        #expect(board.add(fault) == nil)
+        board.clear()
+        #expect(board.add(fault) != nil)
+    }
+
     @Test func pathsAreClassifiedByEndpoint() {
         #expect(FaultBoard.classify(path: "/google/oauth2/v1/certs")! == (.keys, .google))
         #expect(FaultBoard.classify(path: "/apple/.well-known/openid-configuration")! == (.discovery, .apple))

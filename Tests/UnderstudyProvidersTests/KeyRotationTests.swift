@@ -24,6 +24,20 @@ import Synchronization
         #expect(try set.ring().retired.count == 2)
     }
 
+    @Test func rotationsAreBoundedInPublishedAndRetiredKeys() {
+        var set = ProviderKeySet(keys: [Self.spare[0].self], created: 0)
+        var n = 0
+        while set.canRotate {
+            n += 1
+            set.rotate(to: ProviderKey(kid: "K\(n)", privateKey: Self.spare[1].privateKey), now: Int64(n), grace: 1000)
+        }
+        #expect(set.published.count == ProviderKeySet.publishedLimit)
+        for i in 0..<40 { set.rotate(to: ProviderKey(kid: "R\(i)", privateKey: Self.spare[1].privateKey), now: 2000 + Int64(i), grace: 0) }
+        set.settle(now: 10_000)
+        #expect(set.retired.count == ProviderKeySet.retiredLimit && set.retired.last?.kid == "R38")
+        #expect(set.active.kid == "R39")
+    }
+
     /// A clock tests move by hand.
     final class Clock: Sendable {
         let now = Mutex<Int64>(ProviderFixture.now)
