@@ -125,11 +125,3 @@ enum AuditCommand {
         }
     }
 }
-
-/// What the audit needs of a minted scenario token.
-struct MintedTokenForAudit {
-    var idToken: String
-    var claims: JSONObject
-    var nonce: String?
-    var rawNonce: String?
-}

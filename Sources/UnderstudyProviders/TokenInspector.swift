@@ -204,13 +204,6 @@ public struct TokenInspector: Sendable {
     }
 }
 
-/// Why a token could not be inspected: what is wrong with it, and the malformed scenario it looks like.
-public struct InspectionError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public let scenario: String?
-    public var description: String { message }
-}
-
 extension String {
     func trimmingWhitespace() -> String {
         var s = Substring(self)
