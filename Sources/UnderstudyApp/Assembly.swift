@@ -4,6 +4,7 @@ import Glibc
 import UnderstudyHTTP
 import UnderstudyInbox
 import UnderstudyJOSE
+import UnderstudyMailpit
 import UnderstudyProviders
 
 /// Builds the parts of the application from a configuration: shared by `serve` and the offline commands.
@@ -61,6 +62,7 @@ enum Assembly {
                                clock: @escaping UnixClock = systemUnixClock) throws {
         try providerRoutes(configuration, clock: clock).register(on: &router)
         InboxRoutes(inbox: inbox).register(on: &router)
+        MailpitRoutes(inbox: inbox, version: "understudy \(UnderstudyCLI.version)", clock: inbox.clock).register(on: &router)
         SystemRoutes.register(on: &router)
     }
 

@@ -18,6 +18,8 @@ public indirect enum MessageCondition: Sendable, Equatable {
     /// Carries this tag, ignoring case.
     case tag(String)
     case isRead(Bool)
+    /// Has at least one tag.
+    case isTagged
     /// Has an attachment that is not an inline part.
     case hasAttachment
     /// Arrived before / at or after this time, in milliseconds since the epoch.
@@ -62,6 +64,7 @@ public indirect enum MessageCondition: Sendable, Equatable {
         case .tag(let value):
             return ("EXISTS (SELECT 1 FROM json_each(m.tags) t WHERE lower(t.value) = lower(?))", [.text(value)])
         case .isRead(let read): return ("m.is_read = ?", [.integer(read ? 1 : 0)])
+        case .isTagged: return ("m.tags <> '[]'", [])
         case .hasAttachment:
             return ("EXISTS (SELECT 1 FROM json_each(m.attachments) a WHERE json_extract(a.value, '$.inline') = 0)", [])
         case .receivedBefore(let ms): return ("m.received_at < ?", [.integer(ms)])
