@@ -4,6 +4,7 @@ import Glibc
 import UnderstudyHTTP
 import UnderstudyInbox
 import UnderstudyJOSE
+import UnderstudyMailAPIs
 import UnderstudyMailpit
 import UnderstudyProviders
 
@@ -63,6 +64,7 @@ enum Assembly {
         try providerRoutes(configuration, clock: clock).register(on: &router)
         InboxRoutes(inbox: inbox).register(on: &router)
         MailpitRoutes(inbox: inbox, version: "understudy \(UnderstudyCLI.version)", clock: inbox.clock).register(on: &router)
+        EmailAPIRoutes(inbox: inbox, apiKey: configuration.mail.apiKey, clock: inbox.clock).register(on: &router)
         SystemRoutes.register(on: &router)
     }
 
