@@ -41,6 +41,7 @@ public struct Configuration: Sendable {
     public var proxyPassthrough = false
     public var providers = ProviderSettings()
     public var mail = MailSettings()
+    public var server = ServerSettings()
 
     static let settings: [SettingSpec] = [
         SettingSpec("http", .string, "HTTP listen address, host:port (port 0 picks a free port)"),
@@ -82,6 +83,9 @@ public struct Configuration: Sendable {
         SettingSpec("mail.password", .string, nullable: true, "SMTP AUTH password"),
         SettingSpec("mail.apiKey", .string, nullable: true,
                     "the key the HTTP email APIs (Resend, SendGrid, Postmark, Mailgun; SES: the access key id) must be sent; null accepts any"),
+        SettingSpec("server.allowHosts", .stringList, alias: "--allow-host", "Host names answered besides localhost, loopback, the public URL's and the provider hosts (repeatable; * allows any)"),
+        SettingSpec("server.allowRemote", .boolean, alias: "--allow-remote", "allow listening beyond loopback without an API token"),
+        SettingSpec("server.apiToken", .string, nullable: true, alias: "--api-token", "when set, /api/* requires Authorization: Bearer <token>; listening beyond loopback needs it or --allow-remote"),
     ]
 
     static func spec(forKey key: String) -> SettingSpec? { settings.first { $0.key == key } }
@@ -220,6 +224,12 @@ public struct Configuration: Sendable {
         c.mail.apiKey = optional("mail.apiKey")
         if (c.mail.username == nil) != (c.mail.password == nil) {
             throw .invalid("mail.username", "and mail.password must be set together (or both null to accept any credentials)")
+        }
+        c.server.allowHosts = list("server.allowHosts")
+        c.server.allowRemote = get(tree, "server.allowRemote").boolValue ?? false
+        c.server.apiToken = optional("server.apiToken")
+        if c.server.apiToken?.isEmpty == true {
+            throw .invalid("server.apiToken", "must not be empty; give a long random string, or null for no token")
         }
         return c
     }

@@ -51,6 +51,11 @@ enum EmbeddedDefaults {
     "username": null,
     "password": null,
     "apiKey": null
+  },
+  "server": {
+    "allowHosts": [],
+    "allowRemote": false,
+    "apiToken": null
   }
 }
 """#

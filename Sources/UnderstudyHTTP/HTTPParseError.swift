@@ -6,6 +6,7 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         case unsupportedVersion = "http_version_not_supported"
         case headersTooLarge = "request_header_fields_too_large"
         case invalidHeader = "invalid_header"
+        case invalidLineEnding = "invalid_line_ending"
         case missingHost = "missing_host"
         case invalidContentLength = "invalid_content_length"
         case bodyTooLarge = "content_too_large"
@@ -41,6 +42,15 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
     static func invalidRequestLine(_ detail: String) -> HTTPParseError {
         HTTPParseError(.invalidRequestLine, .badRequest,
                        "\(detail); send a request line of the form `GET /path HTTP/1.1`")
+    }
+
+    static func tooManyEmptyLines(limit: Int) -> HTTPParseError {
+        invalidRequestLine("more than \(limit) empty lines before the request line")
+    }
+
+    static var bareCarriageReturn: HTTPParseError {
+        HTTPParseError(.invalidLineEnding, .badRequest,
+                       "a CR is not followed by LF (RFC 9112 §2.2); end every line with CRLF")
     }
 
     static func invalidTarget(_ detail: String) -> HTTPParseError {

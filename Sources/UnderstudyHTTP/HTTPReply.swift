@@ -7,8 +7,8 @@ public enum HTTPReply: Sendable {
     /// The response's body is ignored.
     case stream(HTTPResponse, @Sendable (any HTTPBodyWriter) -> Void)
     /// Work that blocks or burns CPU (SQLite reads and searches, RSA signing): the server runs it on
-    /// its worker pool, never on a loop thread, and answers with the reply it returns. A stream
-    /// cannot be started from it.
+    /// its worker pool, never on a loop thread, and answers with the reply it returns (a stream it
+    /// returns is streamed from the loop, its pulled chunks made there).
     case blocking(@Sendable () -> HTTPReply)
 }
 
@@ -20,7 +20,7 @@ public protocol HTTPResponsePromise: Sendable {
     func onCancel(_ callback: @escaping @Sendable () -> Void)
     /// Answers with whatever a handler returned: a response at once, a deferred reply when it
     /// completes, blocking work once it has run (the server's implementation runs it on its worker
-    /// pool, so this may be called on a loop thread).
+    /// pool, so this may be called on a loop thread), a stream as a stream where the server can.
     func complete(with reply: HTTPReply)
 }
 
@@ -31,16 +31,9 @@ extension HTTPResponsePromise {
         case .response(let response): succeed(response)
         case .deferred(let start): start(self)
         case .blocking(let work): complete(with: work())
-        case .stream: succeed(.streamFromDeferredWork)
+        case .stream(let head, let start): start(CollectedBody(head: head, promise: self))
         }
     }
-}
-
-extension HTTPResponse {
-    /// What a deferred or blocking reply that tried to start a stream gets: a programming error.
-    public static let streamFromDeferredWork = HTTPResponse.problem(
-        .internalServerError, error: "internal_error",
-        message: "the server tried to stream a reply from deferred work; please report this")
 }
 
 /// The body of a `.stream` reply; implemented by the server. Each write becomes one chunk.
@@ -49,9 +42,24 @@ public protocol HTTPBodyWriter: Sendable {
     @discardableResult func write(_ bytes: [UInt8]) -> Bool
     func finish()
     func onClose(_ callback: @escaping @Sendable () -> Void)
+    /// Pulls the rest of the body from `next` instead: the server calls it on its event loop each
+    /// time the connection's unsent bytes are at or below its low-water mark, one chunk per call,
+    /// until it returns nil or an empty array (the end; no `finish()` needed). A throw cuts the
+    /// connection (the body is incomplete). Memory stays bounded however slowly the client reads.
+    func stream(from next: @escaping @Sendable () throws -> [UInt8]?)
 }
 
 /// Anything that answers requests: a `FrozenRouter`, or a test double.
 public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest) -> HTTPReply
+}
+
+extension HTTPBodyWriter {
+    /// For writers without flow control (test doubles): takes every chunk at once, then finishes.
+    public func stream(from next: @escaping @Sendable () throws -> [UInt8]?) {
+        while let chunk = try? next(), !chunk.isEmpty {
+            guard write(chunk) else { return }
+        }
+        finish()
+    }
 }

@@ -1,8 +1,10 @@
 /// Pure incremental HTTP/1.x request parser (RFC 9112): bytes in, events out, no I/O.
 ///
 /// Feed whatever arrived, then call `next()` until it returns nil. Behaviour, for the record:
-/// - Lines end with CRLF; a bare LF is tolerated (RFC 9112 §2.2 allows it), a bare CR is a 400.
-///   Empty lines before a request line are ignored (§2.2).
+/// - Lines end with CRLF; a bare LF is tolerated (RFC 9112 §2.2 allows it), a bare CR is a 400 as
+///   soon as the byte after it arrives. Up to `maxLeadingEmptyLines` empty lines before a request
+///   line are ignored (§2.2), more are a 400; while they come, a request counts as begun
+///   (`hasPartialRequest`), so they run against the header-read timeout, not the idle one.
 /// - Request line: `method SP request-target SP HTTP-version` with single spaces. Targets in
 ///   origin-form, absolute-form (http/https) and asterisk-form (OPTIONS only); CONNECT takes the
 ///   authority form `host:port` only, has no body, and ends parsing: what follows its head belongs
@@ -46,6 +48,8 @@ public struct HTTPRequestParser: Sendable {
 
     /// Longest chunk-size line (size and extensions) accepted.
     static let maxChunkLineBytes = 4096
+    /// Empty lines tolerated before a request line.
+    public static let maxLeadingEmptyLines = 8
 
     private let limits: HTTPLimits
     private var buffer: [UInt8] = []
@@ -62,6 +66,8 @@ public struct HTTPRequestParser: Sendable {
     private var sectionFields = 0
     private var body: [UInt8] = []
     private var keepAlive = true
+    /// Empty lines seen before the request line now being read.
+    private var leadingEmptyLines = 0
 
     public init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
@@ -71,7 +77,7 @@ public struct HTTPRequestParser: Sendable {
     public var hasPartialRequest: Bool {
         switch state {
         case .closed, .tunnel: false
-        case .head: requestLine != nil || readIndex < buffer.count
+        case .head: requestLine != nil || readIndex < buffer.count || leadingEmptyLines > 0
         default: true
         }
     }
@@ -104,9 +110,17 @@ public struct HTTPRequestParser: Sendable {
                     return nil
                 case .tooLong:
                     return fail(.headersTooLarge(limit: limits.maxHeaderBytes))
+                case .bareCR:
+                    return fail(.bareCarriageReturn)
                 case .line(let range, let length):
                     if requestLine == nil {
-                        if range.isEmpty { continue }   // empty lines before the request line
+                        if range.isEmpty {   // empty lines before the request line
+                            leadingEmptyLines += 1
+                            if leadingEmptyLines > Self.maxLeadingEmptyLines {
+                                return fail(.tooManyEmptyLines(limit: Self.maxLeadingEmptyLines))
+                            }
+                            continue
+                        }
                         sectionBytes = length
                         switch parseRequestLine(range) {
                         case .success(let line): requestLine = line
@@ -139,6 +153,8 @@ public struct HTTPRequestParser: Sendable {
                 case .tooLong:
                     return fail(.invalidChunk(
                         "chunk size line is longer than \(HTTPRequestParser.maxChunkLineBytes) bytes"))
+                case .bareCR:
+                    return fail(.bareCarriageReturn)
                 case .line(let range, _):
                     switch parseChunkSize(range) {
                     case .failure(let error):
@@ -183,6 +199,8 @@ public struct HTTPRequestParser: Sendable {
                     return nil
                 case .tooLong:
                     return fail(.trailersTooLarge(limit: limits.maxHeaderBytes))
+                case .bareCR:
+                    return fail(.bareCarriageReturn)
                 case .line(let range, let length):
                     sectionBytes += length
                     if range.isEmpty { return emit() }
@@ -203,22 +221,32 @@ public struct HTTPRequestParser: Sendable {
         case line(Range<Int>, length: Int)
         case needMore
         case tooLong
+        /// A CR followed by something other than LF.
+        case bareCR
     }
 
     /// Takes the next line if it is complete and at most `budget` bytes long with its terminator.
+    /// A CR must be followed by LF: anything else is `.bareCR` as soon as that byte is here.
     private mutating func takeLine(budget: Int) -> LineResult {
         let start = readIndex
         let searchEnd = min(buffer.count, start + max(budget, 0))
         var index = max(scanIndex, start)
+        var bareCR = false
         let found: Int? = buffer.withUnsafeBufferPointer { bytes in
             while index < searchEnd {
-                if bytes[index] == ASCII.lf { return index }
+                let byte = bytes[index]
+                if byte == ASCII.lf { return index }
+                if byte == ASCII.cr {
+                    guard index + 1 < bytes.count else { return nil }   // decided by the next byte
+                    if bytes[index + 1] != ASCII.lf { bareCR = true; return nil }
+                }
                 index += 1
             }
             return nil
         }
+        if bareCR { return .bareCR }
         guard let lf = found else {
-            scanIndex = searchEnd
+            scanIndex = index
             return buffer.count - start >= max(budget, 1) ? .tooLong : .needMore
         }
         readIndex = lf + 1
@@ -463,6 +491,7 @@ public struct HTTPRequestParser: Sendable {
         body = []
         sectionBytes = 0
         sectionFields = 0
+        leadingEmptyLines = 0
         scanIndex = readIndex
         if keepAlive {
             state = .head

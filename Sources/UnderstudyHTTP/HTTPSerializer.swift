@@ -14,7 +14,8 @@ import Synchronization
 /// `Content-Length` the handler set). It adds `Date` (cached per second) and `Server: understudy`
 /// unless the response has them, and `Connection: close` (replacing any `Connection`) when the
 /// connection will close. CR, LF and NUL in header values are written as spaces, so a value taken
-/// from a request can never split the response.
+/// from a request can never split the response. `defaults` are fields every response of a server
+/// carries (security headers): each is written unless the response sets a field of that name.
 public enum HTTPSerializer {
     /// Full response bytes. Adds Content-Length (none for 1xx/204/304, which never carry a body),
     /// `Connection: close` when `!keepAlive`, `Date`, `Server: understudy`; for HEAD writes the head
@@ -26,15 +27,15 @@ public enum HTTPSerializer {
     /// As above; for an HTTP/1.0 request kept alive, also writes `Connection: keep-alive`, which
     /// 1.0 clients need to reuse the connection.
     public static func serialize(_ response: HTTPResponse, requestMethod: HTTPMethod,
-                                 requestVersion: HTTPVersion, keepAlive: Bool) -> [UInt8] {
+                                 requestVersion: HTTPVersion, keepAlive: Bool, defaults: HTTPHeaders = [:]) -> [UInt8] {
         let allowsBody = response.status.allowsBody
         let writesBody = allowsBody && requestMethod != .head
         var out: [UInt8] = []
-        out.reserveCapacity(headCapacity(response) + (writesBody ? response.body.count : 0))
+        out.reserveCapacity(headCapacity(response, defaults) + (writesBody ? response.body.count : 0))
         let userLength = requestMethod == .head && response.body.isEmpty
             ? response.headers["Content-Length"] : nil
         writeHead(response, into: &out, keepAlive: keepAlive, keepUserLength: userLength != nil,
-                  http10KeepAlive: keepAlive && requestVersion == .http1_0)
+                  http10KeepAlive: keepAlive && requestVersion == .http1_0, defaults: defaults)
         if allowsBody && userLength == nil {
             out.append(contentsOf: contentLengthPrefix)
             appendDecimal(response.body.count, to: &out)
@@ -49,10 +50,12 @@ public enum HTTPSerializer {
 
     /// Status line and headers for a streamed body (`Transfer-Encoding: chunked`); the response's
     /// body is ignored. Follow with `chunk(_:)` per piece and `lastChunk`.
-    public static func serializeStreamHead(_ response: HTTPResponse, keepAlive: Bool) -> [UInt8] {
+    public static func serializeStreamHead(_ response: HTTPResponse, keepAlive: Bool,
+                                           defaults: HTTPHeaders = [:]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(headCapacity(response) + 32)
-        writeHead(response, into: &out, keepAlive: keepAlive, keepUserLength: false, http10KeepAlive: false)
+        out.reserveCapacity(headCapacity(response, defaults) + 32)
+        writeHead(response, into: &out, keepAlive: keepAlive, keepUserLength: false, http10KeepAlive: false,
+                  defaults: defaults)
         out.append(contentsOf: transferEncodingChunked)
         out.append(contentsOf: crlf)
         return out
@@ -85,9 +88,12 @@ public enum HTTPSerializer {
     private static let statusPrefix: [UInt8] = Array("HTTP/1.1 ".utf8)
     static let dateCache = HTTPDateCache()
 
-    private static func headCapacity(_ response: HTTPResponse) -> Int {
+    private static func headCapacity(_ response: HTTPResponse, _ defaults: HTTPHeaders) -> Int {
         var size = 160 + response.status.reasonPhrase.utf8.count
         for field in response.headers.fields {
+            size += field.name.utf8.count + field.value.utf8.count + 4
+        }
+        for field in defaults.fields {
             size += field.name.utf8.count + field.value.utf8.count + 4
         }
         return size
@@ -109,7 +115,7 @@ public enum HTTPSerializer {
     }
 
     private static func writeHead(_ response: HTTPResponse, into out: inout [UInt8], keepAlive: Bool,
-                                  keepUserLength: Bool, http10KeepAlive: Bool) {
+                                  keepUserLength: Bool, http10KeepAlive: Bool, defaults: HTTPHeaders) {
         out.append(contentsOf: statusPrefix)
         appendStatusCode(response.status.code, to: &out)
         out.append(UInt8(ascii: " "))
@@ -135,6 +141,13 @@ public enum HTTPSerializer {
             case .none:
                 break
             }
+            appendSanitized(field.name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            out.append(UInt8(ascii: " "))
+            appendSanitized(field.value, to: &out)
+            out.append(contentsOf: crlf)
+        }
+        for field in defaults.fields where !response.headers.contains(field.name) {
             appendSanitized(field.name, to: &out)
             out.append(UInt8(ascii: ":"))
             out.append(UInt8(ascii: " "))

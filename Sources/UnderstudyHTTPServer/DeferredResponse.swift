@@ -15,21 +15,23 @@ final class DeferredResponse: HTTPResponsePromise, @unchecked Sendable {
     private let state = Mutex(State())
     private let handler: HTTPConnectionHandler
     private let loop: EventLoop
-    private let method: HTTPMethod
-    private let version: HTTPVersion
+    let method: HTTPMethod
+    let version: HTTPVersion
     private let workers: WorkerPool?
     let keepAlive: Bool
+    private let defaults: HTTPHeaders
     /// The serialized reply once it reached the loop (loop-confined).
     var bytes: [UInt8]?
 
     init(handler: HTTPConnectionHandler, loop: EventLoop, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool,
-         workers: WorkerPool?) {
+         workers: WorkerPool?, defaults: HTTPHeaders) {
         self.handler = handler
         self.loop = loop
         self.method = method
         self.version = version
         self.keepAlive = keepAlive
         self.workers = workers
+        self.defaults = defaults
     }
 
     /// Blocking work goes to the worker pool; a full pool answers 503 at once rather than queueing.
@@ -45,8 +47,18 @@ final class DeferredResponse: HTTPResponsePromise, @unchecked Sendable {
                 succeed(.problem(.serviceUnavailable, error: "server_busy",
                                  message: "\(workers.queueLimit) requests are already waiting for a worker thread; retry shortly"))
             }
-        case .stream:
-            succeed(.streamFromDeferredWork)
+        case .stream(let head, let start):
+            guard version == .http1_1, method != .head else {
+                return start(CollectedBody(head: head, promise: self))   // no chunked framing: one response
+            }
+            let first = state.withLock { state -> Bool in
+                if state.completed || state.cancelled { return false }
+                state.completed = true
+                state.cancelCallbacks = []
+                return true
+            }
+            guard first else { return }
+            loop.execute { self.handler.deferredBecameStream(self, head: head, start: start) }
         }
     }
 
@@ -59,7 +71,8 @@ final class DeferredResponse: HTTPResponsePromise, @unchecked Sendable {
         }
         guard first else { return }
         // Serialized on the caller's thread; only the write happens on the loop.
-        let bytes = HTTPSerializer.serialize(response, requestMethod: method, requestVersion: version, keepAlive: keepAlive)
+        let bytes = HTTPSerializer.serialize(response, requestMethod: method, requestVersion: version,
+                                             keepAlive: keepAlive, defaults: defaults)
         loop.execute {
             self.bytes = bytes
             self.handler.deferredCompleted()

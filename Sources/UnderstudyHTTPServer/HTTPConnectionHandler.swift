@@ -47,6 +47,7 @@ final class HTTPConnectionHandler: ConnectionHandler {
         let security = connection.security
         context = HTTPRequestContext(isTLS: security.isTLS, serverName: security.serverName,
                                      peer: connection.remoteAddress.description)
+        connection.setWritePolicy(timeout: configuration.writeTimeout, lowWater: configuration.streamLowWaterBytes)
         setTimeout(.request)   // the first request must arrive within the header-read timeout
     }
 
@@ -56,6 +57,10 @@ final class HTTPConnectionHandler: ConnectionHandler {
     }
 
     func connectionDidDrainWrites(_ connection: any Transport) {
+        if case .stream(let body)? = slots.first, body.source != nil {
+            writeReadySlots()   // room again: pull the next chunks
+            guard self.connection != nil else { return }
+        }
         resumeIfPossible()
     }
 
@@ -107,7 +112,7 @@ final class HTTPConnectionHandler: ConnectionHandler {
                 handle(request)
             case .error(let error):
                 closing = true
-                enqueue(HTTPSerializer.serialize(error.response, requestMethod: .get, keepAlive: false), closeAfter: true)
+                enqueue(serialize(error.response), closeAfter: true)
             }
             if self.connection == nil { return }
         }
@@ -128,12 +133,14 @@ final class HTTPConnectionHandler: ConnectionHandler {
         switch reply {
         case .response(let response):
             enqueue(HTTPSerializer.serialize(response, requestMethod: request.method,
-                                             requestVersion: request.version, keepAlive: keepAlive),
+                                             requestVersion: request.version, keepAlive: keepAlive,
+                                             defaults: configuration.defaultResponseHeaders),
                     closeAfter: !keepAlive)
         case .deferred, .blocking:
             let promise = DeferredResponse(handler: self, loop: connection.eventLoop, method: request.method,
                                            version: request.version, keepAlive: keepAlive,
-                                           workers: configuration.workers)
+                                           workers: configuration.workers,
+                                           defaults: configuration.defaultResponseHeaders)
             slots.append(.deferred(promise))
             promise.complete(with: reply)
         case .stream(let head, let start):
@@ -141,7 +148,8 @@ final class HTTPConnectionHandler: ConnectionHandler {
             let streamKeepAlive = keepAlive && request.version == .http1_1
             if !streamKeepAlive { closing = true }
             let body = StreamedBody(handler: self, loop: connection.eventLoop,
-                                    head: HTTPSerializer.serializeStreamHead(head, keepAlive: streamKeepAlive),
+                                    head: HTTPSerializer.serializeStreamHead(head, keepAlive: streamKeepAlive,
+                                                                             defaults: configuration.defaultResponseHeaders),
                                     headOnly: request.method == .head || !head.status.allowsBody,
                                     closeAfter: !streamKeepAlive)
             slots.append(.stream(body))
@@ -157,7 +165,8 @@ final class HTTPConnectionHandler: ConnectionHandler {
     /// A CONNECT is the last request of a connection: refused (and closed), or answered 200 and the
     /// connection handed to what serves the tunnel, with any bytes the client sent after the head.
     private func refuseConnect(_ response: HTTPResponse) {
-        enqueue(HTTPSerializer.serialize(response, requestMethod: .connect, keepAlive: false), closeAfter: true)
+        enqueue(HTTPSerializer.serialize(response, requestMethod: .connect, requestVersion: .http1_1, keepAlive: false,
+                                         defaults: configuration.defaultResponseHeaders), closeAfter: true)
     }
 
     private func handleConnect(_ request: HTTPRequest) {
@@ -266,6 +275,10 @@ final class HTTPConnectionHandler: ConnectionHandler {
                         return
                     }
                 }
+                if body.source != nil {
+                    pull(body, into: connection)
+                    guard self.connection != nil else { return }
+                }
                 guard body.finished else { return }
                 slots.removeFirst()
                 if !body.headOnly { connection.write(HTTPSerializer.lastChunk) }
@@ -278,12 +291,50 @@ final class HTTPConnectionHandler: ConnectionHandler {
         }
     }
 
+    /// Takes chunks from a pulled stream while the connection has room (at most the low-water
+    /// mark unsent), so a slow reader holds one chunk and the mark, not the whole body.
+    private func pull(_ body: StreamedBody, into connection: any Transport) {
+        guard let source = body.source else { return }
+        if body.headOnly {
+            body.sourceEnded()
+            return
+        }
+        while connection.isOpen && connection.pendingWriteBytes <= configuration.streamLowWaterBytes {
+            let next: [UInt8]?
+            do { next = try source() } catch {
+                connection.closeNow()   // the body cannot be completed: the client must not take it as whole
+                return
+            }
+            guard let bytes = next, !bytes.isEmpty else {
+                body.sourceEnded()
+                return
+            }
+            connection.write(HTTPSerializer.chunk(bytes))
+        }
+    }
+
     // MARK: Called back on the loop by deferred replies and streams
 
     func deferredCompleted() {
         writeReadySlots()
         resumeIfPossible()
         updateTimeout()
+    }
+
+    /// Deferred or blocking work answered with a stream: its slot becomes a streamed body, in place,
+    /// so replies keep their order (on the loop).
+    func deferredBecameStream(_ promise: DeferredResponse, head: HTTPResponse,
+                              start: @Sendable (any HTTPBodyWriter) -> Void) {
+        guard let connection,
+              let index = slots.firstIndex(where: { if case .deferred(let p) = $0 { p === promise } else { false } })
+        else { return }   // the client went away meanwhile
+        let body = StreamedBody(handler: self, loop: connection.eventLoop,
+                                head: HTTPSerializer.serializeStreamHead(head, keepAlive: promise.keepAlive,
+                                                                         defaults: configuration.defaultResponseHeaders),
+                                headOnly: !head.status.allowsBody, closeAfter: !promise.keepAlive)
+        slots[index] = .stream(body)
+        start(body)
+        streamChanged()
     }
 
     func streamChanged() {
@@ -348,8 +399,14 @@ final class HTTPConnectionHandler: ConnectionHandler {
             let response = HTTPResponse.problem(
                 .requestTimeout, error: "request_timeout",
                 message: "the request was not received completely within \(seconds) s; send the whole request promptly")
-            enqueue(HTTPSerializer.serialize(response, requestMethod: .get, keepAlive: false), closeAfter: true)
+            enqueue(serialize(response), closeAfter: true)
         }
+    }
+
+    /// An error the server answers itself (parse error, timeout) before closing.
+    private func serialize(_ response: HTTPResponse) -> [UInt8] {
+        HTTPSerializer.serialize(response, requestMethod: .get, requestVersion: .http1_1, keepAlive: false,
+                                 defaults: configuration.defaultResponseHeaders)
     }
 
     private static func now() -> UInt64 {

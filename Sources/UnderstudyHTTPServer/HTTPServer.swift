@@ -57,7 +57,9 @@ public final class HTTPServer: Sendable {
                             .serviceUnavailable, error: "too_many_connections",
                             message: "the server has \(configuration.maxConnections) open connections, its limit; "
                                 + "retry later or reuse a kept-alive connection")
-                        connection.write(HTTPSerializer.serialize(response, requestMethod: .get, keepAlive: false))
+                        connection.write(HTTPSerializer.serialize(response, requestMethod: .get, requestVersion: .http1_1,
+                                                                  keepAlive: false,
+                                                                  defaults: configuration.defaultResponseHeaders))
                     },
                     makeHandler: { _ in
                         let http = HTTPConnectionHandler(configuration: configuration, responder: responder)

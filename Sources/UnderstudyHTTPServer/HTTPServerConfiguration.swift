@@ -40,6 +40,21 @@ public struct HTTPServerConfiguration: Sendable {
     /// Bytes a connection may have unsent before the server stops reading from it (pipelining), or,
     /// for a streamed body, before the stream is cut off as a too-slow reader.
     public var maxPendingWriteBytes: Int
+    /// A client that takes no bytes of a pending reply for this long is disconnected, and what was
+    /// queued for it is dropped.
+    public var writeTimeout: Duration
+    /// A pulled stream (`HTTPBodyWriter.stream(from:)`) is asked for its next chunk only while the
+    /// connection has at most this many bytes unsent: its memory is this plus one chunk.
+    public var streamLowWaterBytes: Int
+    /// Fields written on every response of the server (routes, errors, 408, 503) unless the
+    /// response sets a field of the same name. By default: no MIME sniffing, and no framing by
+    /// other origins.
+    public var defaultResponseHeaders: HTTPHeaders
+
+    public static let securityHeaders: HTTPHeaders = [
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "frame-ancestors 'none'",
+    ]
 
     public init(addresses: [Address] = [Address(host: "127.0.0.1", port: 0)],
                 limits: HTTPLimits = HTTPLimits(),
@@ -49,7 +64,10 @@ public struct HTTPServerConfiguration: Sendable {
                 threads: Int = EventLoopGroup.coreCount,
                 shutdownTimeout: Duration = .seconds(10),
                 maxPipelinedRequests: Int = 64,
-                maxPendingWriteBytes: Int = 8 * 1024 * 1024) {
+                maxPendingWriteBytes: Int = 8 * 1024 * 1024,
+                defaultResponseHeaders: HTTPHeaders = HTTPServerConfiguration.securityHeaders,
+                writeTimeout: Duration = .seconds(30),
+                streamLowWaterBytes: Int = 128 * 1024) {
         self.addresses = addresses
         self.limits = limits
         self.headerReadTimeout = headerReadTimeout
@@ -59,5 +77,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.shutdownTimeout = shutdownTimeout
         self.maxPipelinedRequests = maxPipelinedRequests
         self.maxPendingWriteBytes = maxPendingWriteBytes
+        self.defaultResponseHeaders = defaultResponseHeaders
+        self.writeTimeout = writeTimeout
+        self.streamLowWaterBytes = streamLowWaterBytes
     }
 }

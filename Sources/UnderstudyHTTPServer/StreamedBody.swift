@@ -25,6 +25,8 @@ final class StreamedBody: HTTPBodyWriter, @unchecked Sendable {
     var headWritten = false
     var pendingChunks: [[UInt8]] = []
     var finished = false
+    /// Set by `stream(from:)`: the handler pulls chunks from it as the connection drains.
+    var source: (@Sendable () throws -> [UInt8]?)?
 
     init(handler: HTTPConnectionHandler, loop: EventLoop, head: [UInt8], headOnly: Bool, closeAfter: Bool) {
         self.handler = handler
@@ -59,6 +61,26 @@ final class StreamedBody: HTTPBodyWriter, @unchecked Sendable {
         loop.execute {
             self.finished = true
             self.handler.streamChanged()
+        }
+    }
+
+    func stream(from next: @escaping @Sendable () throws -> [UInt8]?) {
+        let open = state.withLock { !$0.clientGone && !$0.finished }
+        guard open else { return }
+        loop.execute {
+            guard !self.finished, self.source == nil else { return }
+            self.source = next
+            self.handler.streamChanged()
+        }
+    }
+
+    /// The source returned its end (on the loop).
+    func sourceEnded() {
+        source = nil
+        finished = true
+        state.withLock { state in
+            state.finished = true
+            state.closeCallbacks = []
         }
     }
 

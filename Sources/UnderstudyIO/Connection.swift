@@ -33,6 +33,18 @@ public final class Connection: Transport {
     private var lingerTimer: Scheduled?
     private var lingerDiscarded = 0
 
+    /// A peer that takes no bytes for this long while output is pending is closed
+    /// (`.writeTimedOut`), dropping what was queued for it. nil: wait forever.
+    public var writeTimeout: Duration?
+    /// When positive, `connectionDidDrainWrites` is also called each time the unsent bytes fall to
+    /// this many or fewer after having been above it: a producer refills at this low-water mark.
+    public var writeLowWater = 0
+    private var aboveLowWater = false
+    private var writeTimer: Scheduled?
+    /// When the peer last took bytes, or the queue began waiting (monotonic ns; kept only while a
+    /// write timeout is armed).
+    private var lastWriteProgress: UInt64 = 0
+
     /// How long a closed connection keeps reading and discarding what the peer still sends.
     public static let defaultLingerTime: Duration = .seconds(2)
     private let lingerTime: Duration
@@ -93,7 +105,13 @@ public final class Connection: Transport {
         assertOnLoop()
         guard isOpen, !closeWhenFlushed, !bytes.isEmpty else { return }
         if inReadCallback || pendingWriteBytes > 0 {
+            if outboundOffset >= 1 << 16 && outboundOffset * 2 >= outbound.count {
+                // A producer refilling at the low-water mark never empties the queue: drop what was sent.
+                outbound.removeSubrange(0..<outboundOffset)
+                outboundOffset = 0
+            }
             outbound.append(contentsOf: bytes)
+            noteQueued()
             return   // flushed after the read callback, or on EPOLLOUT
         }
         // Nothing queued: send straight from the caller's array, queue only the remainder.
@@ -111,8 +129,19 @@ public final class Connection: Transport {
         if sent < bytes.count {
             outbound.append(contentsOf: bytes[sent...])
             wasBlocked = true
+            noteQueued()
+            armWriteTimer()
             updateInterest()
         }
+    }
+
+    public func setWritePolicy(timeout: Duration?, lowWater: Int) {
+        writeTimeout = timeout
+        writeLowWater = lowWater
+    }
+
+    private func noteQueued() {
+        if writeLowWater > 0 && pendingWriteBytes > writeLowWater { aboveLowWater = true }
     }
 
     /// Sends everything queued that the socket takes now.
@@ -125,8 +154,15 @@ public final class Connection: Transport {
                 }
             }
             switch attempt {
-            case .success(.done(let n)): outboundOffset += n
-            case .success(.wouldBlock): wasBlocked = true; updateInterest(); return
+            case .success(.done(let n)):
+                outboundOffset += n
+                if writeTimer != nil { lastWriteProgress = Monotonic.now() }
+                if aboveLowWater && pendingWriteBytes <= writeLowWater {
+                    aboveLowWater = false
+                    handler?.connectionDidDrainWrites(self)   // may queue more: the loop sends it
+                    guard isOpen else { return }
+                }
+            case .success(.wouldBlock): wasBlocked = true; armWriteTimer(); updateInterest(); return
             case .failure(let error): closeNow(reason: .failed(error)); return
             }
         }
@@ -142,6 +178,28 @@ public final class Connection: Transport {
             return
         }
         updateInterest()
+    }
+
+    /// Starts the write timeout's clock when the queue begins waiting for the peer.
+    private func armWriteTimer() {
+        guard let writeTimeout else { return }
+        lastWriteProgress = Monotonic.now()
+        guard writeTimer == nil else { return }   // armed: it re-checks progress when it fires
+        writeTimer = eventLoop.scheduleConfined(after: writeTimeout) { [weak self] in self?.writeTimerFired() }
+    }
+
+    private func writeTimerFired() {
+        writeTimer = nil
+        guard isOpen, !isLingering, pendingWriteBytes > 0, let writeTimeout else { return }
+        let limit = writeTimeout.nanosecondsClamped
+        let stalled = Monotonic.now() &- lastWriteProgress
+        if stalled >= limit {
+            closeNow(reason: .writeTimedOut)
+            return
+        }
+        writeTimer = eventLoop.scheduleConfined(after: .nanoseconds(Int64(clamping: limit - stalled))) { [weak self] in
+            self?.writeTimerFired()
+        }
     }
 
     // MARK: Reading
@@ -224,6 +282,9 @@ public final class Connection: Transport {
         let reason = reason == .closedLocally && inputClosed ? .closedByPeer : reason
         isOpen = false
         outbound = []
+        outboundOffset = 0
+        writeTimer?.cancel()
+        writeTimer = nil
         if reason == .closedLocally && hasUnreadInput() {
             linger()
         } else {

@@ -1,7 +1,7 @@
 /// Why a connection ended.
 public struct ConnectionCloseReason: Sendable, Equatable, CustomStringConvertible {
     private enum Code: Sendable, Equatable {
-        case local, peer, failed(IOError), shutdown
+        case local, peer, failed(IOError), shutdown, writeTimeout
     }
     private let code: Code
     private init(_ code: Code) { self.code = code }
@@ -12,6 +12,8 @@ public struct ConnectionCloseReason: Sendable, Equatable, CustomStringConvertibl
     public static let closedByPeer = ConnectionCloseReason(.peer)
     /// The shutdown deadline passed while the connection was still open.
     public static let shutdownDeadline = ConnectionCloseReason(.shutdown)
+    /// The peer took no bytes for the connection's `writeTimeout` while output was pending.
+    public static let writeTimedOut = ConnectionCloseReason(.writeTimeout)
     /// A read or write failed (e.g. connection reset).
     public static func failed(_ error: IOError) -> ConnectionCloseReason { ConnectionCloseReason(.failed(error)) }
 
@@ -26,6 +28,7 @@ public struct ConnectionCloseReason: Sendable, Equatable, CustomStringConvertibl
         case .local: return "closed locally"
         case .peer: return "closed by peer"
         case .shutdown: return "closed at shutdown deadline"
+        case .writeTimeout: return "closed: the peer took no bytes within the write timeout"
         case .failed(let e): return "failed: \(e)"
         }
     }

@@ -21,6 +21,11 @@ public protocol Transport: AnyObject {
     func close()
     /// Closes at once, dropping anything not yet sent.
     func closeNow()
+    /// A peer that takes no bytes for `timeout` while output is pending is closed, dropping what was
+    /// queued for it (nil: wait forever). With a positive `lowWater`, `connectionDidDrainWrites` is
+    /// also called each time the unsent bytes fall to that many after being above it, so a producer
+    /// can refill there. A layer applies both to the socket underneath.
+    func setWritePolicy(timeout: Duration?, lowWater: Int)
     /// Stops delivering input (backpressure), until `resumeReading`.
     func pauseReading()
     func resumeReading()

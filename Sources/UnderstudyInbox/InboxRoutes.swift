@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import UnderstudyHTTP
 import UnderstudyJSON
 import UnderstudyMIME
@@ -33,14 +34,10 @@ public struct InboxRoutes: Sendable {
                 return HTTPResponse(status: .noContent)
             }
         }
-        indexed(.get, "/api/messages/:id/raw") { [self] _, p in
-            respond {
-                let id = p["id"] ?? ""
-                guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
-                return HTTPResponse(status: .ok, headers: ["Content-Type": "message/rfc822"], body: raw)
-            }
+        indexed(.get, "/api/messages/:id/raw") { [self] _, p in raw(p["id"] ?? "") }
+        indexed(.get, "/api/messages/:id/parts/:n") { [self] request, p in
+            respond { try part(p["id"] ?? "", p["n"] ?? "", view: Self.flag(request, "view"), images: Self.flag(request, "images")) }
         }
-        indexed(.get, "/api/messages/:id/parts/:n") { [self] _, p in respond { try part(p["id"] ?? "", p["n"] ?? "") } }
         indexed(.get, "/api/otp") { [self] request, _ in otp(request) }
         indexed(.get, "/api/links") { [self] request, _ in link(request) }
         router.add(.get, "/api/events") { [self] _, _ in events() }
@@ -88,7 +85,7 @@ public struct InboxRoutes: Sendable {
 
     func respond(_ body: () throws -> HTTPResponse) -> HTTPReply {
         do {
-            return .response(try body())
+            return Self.reply(try body())
         } catch let problem as Problem {
             return .response(problem.response)
         } catch let error as MessageStoreError {
@@ -96,6 +93,42 @@ public struct InboxRoutes: Sendable {
         } catch {
             if let failure = inbox.storageFailure(error) { return .response(Self.unavailable(failure)) }
             return .response(.problem(.internalServerError, error: "store_failed", message: "\(error)"))
+        }
+    }
+
+    /// Bodies above this are sent as a pulled stream (see `reply`).
+    static let streamThreshold = 256 * 1024
+    /// Bytes per chunk of a streamed body.
+    static let streamChunkBytes = 64 * 1024
+
+    /// A large body (a big message's detail or part) goes out a chunk at a time as the client takes
+    /// it, so a slow reader holds the body once, not again in the connection's queue.
+    static func reply(_ response: HTTPResponse) -> HTTPReply {
+        guard response.body.count > streamThreshold else { return .response(response) }
+        let reader = RawMessageReader(bytes: response.body)
+        var head = response
+        head.body = []
+        return .stream(head) { writer in
+            writer.stream { try reader.read(upTo: streamChunkBytes) }
+        }
+    }
+
+    /// The message as received, streamed from the store's log a chunk at a time; `message/rfc822`
+    /// under a sandbox CSP (and `nosniff`), never something a browser renders as a page.
+    func raw(_ id: String) -> HTTPReply {
+        let reader: RawMessageReader
+        do {
+            guard let found = try inbox.store.rawReader(id: id) else { throw Self.notFound(id) }
+            reader = found
+        } catch {
+            return respond { throw error }
+        }
+        let head = HTTPResponse(status: .ok, headers: ["Content-Type": "message/rfc822",
+                                                       "Content-Security-Policy": Self.sandboxPolicy(images: false),
+                                                       "X-Content-Type-Options": "nosniff"])
+        return .stream(head) { writer in
+            writer.onClose { reader.close() }
+            writer.stream { try reader.read(upTo: Self.streamChunkBytes) }
         }
     }
 
@@ -150,7 +183,11 @@ public struct InboxRoutes: Sendable {
         return .json(InboxJSON.detail(stored, mime: MIMEMessage(parsing: raw)))
     }
 
-    func part(_ id: String, _ number: String) throws -> HTTPResponse {
+    /// A part's decoded bytes, served so that nothing in a received mail runs on the API's origin:
+    /// always under a sandbox CSP with `nosniff`; a type that is not known to be inert (HTML, SVG,
+    /// XML, ...) is an attachment unless `view` asks to see it (still sandboxed, no script, no
+    /// requests). `images` lets a viewed part load its images.
+    func part(_ id: String, _ number: String, view: Bool = false, images: Bool = false) throws -> HTTPResponse {
         guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
         let mime = MIMEMessage(parsing: raw)
         guard let part = mime.part(number) else {
@@ -158,11 +195,35 @@ public struct InboxRoutes: Sendable {
                                              message: "message \(id) has no part '\(number)'; parts: \(mime.parts.map(\.partNumber).joined(separator: ", "))"))
         }
         var headers: HTTPHeaders = ["Content-Type": part.contentType + (part.charset.map { "; charset=\($0)" } ?? "")]
+        headers.add(name: "Content-Security-Policy", value: Self.sandboxPolicy(images: images))
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        let attachment = !view && (part.isAttachment || !Self.inertTypes.contains(part.contentType))
+        var disposition = attachment ? "attachment" : "inline"
         if let name = part.filename {
-            let safe = String(name.unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 }.map(Character.init))
-            headers.add(name: "Content-Disposition", value: "\(part.isAttachment ? "attachment" : "inline"); filename=\"\(safe)\"")
+            let safe = String(name.unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 && $0.value < 0x7F }.map(Character.init))
+            disposition += "; filename=\"\(safe)\""
+        }
+        if attachment || part.filename != nil {
+            headers.add(name: "Content-Disposition", value: disposition)
         }
         return HTTPResponse(status: .ok, headers: headers, body: part.bytes)
+    }
+
+    /// Types a browser shows without running anything: served inline. Everything else (HTML, SVG,
+    /// XML, PDF, unknown types) is an attachment unless viewed on purpose.
+    public static let inertTypes: Set<String> = ["text/plain", "text/csv", "image/png", "image/jpeg", "image/gif",
+                                          "image/webp", "image/avif", "image/bmp"]
+
+    /// No script, no plugins, no requests, no framing: a received mail's content stays inert on
+    /// the API's origin. Styles inline in the mail still apply; images only when asked.
+    public static func sandboxPolicy(images: Bool) -> String {
+        "sandbox; default-src 'none'; style-src 'unsafe-inline'; " + (images ? "img-src * data:; " : "") + "frame-ancestors 'none'"
+    }
+
+    /// `?view=1` and the like.
+    static func flag(_ request: HTTPRequest, _ name: String) -> Bool {
+        guard let value = request.queryValue(name)?.lowercased() else { return false }
+        return value == "1" || value == "true" || value == "yes"
     }
 
     // MARK: Waiting

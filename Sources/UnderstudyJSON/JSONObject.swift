@@ -5,26 +5,16 @@ public struct JSONObject: Sendable, Hashable {
 
     public init() { members = [] }
 
-    /// Later duplicates replace earlier values, keeping the first position.
+    /// Later duplicates replace earlier values, keeping the first position. Linear time.
     public init(_ pairs: some Sequence<(String, JSONValue)>) {
         members = []
-        for (k, v) in pairs { self[k] = v }
+        setEach(pairs.lazy.map { (key: $0.0, value: $0.1) })
     }
 
     /// Builds from parsed members in linear time: a later duplicate key replaces the earlier value.
     init(parsedMembers: [(key: String, value: JSONValue)]) {
-        var position: [String: Int] = [:]
-        position.reserveCapacity(parsedMembers.count)
         members = []
-        members.reserveCapacity(parsedMembers.count)
-        for m in parsedMembers {
-            if let p = position[m.key] {
-                members[p].value = m.value
-            } else {
-                position[m.key] = members.count
-                members.append(m)
-            }
-        }
+        setEach(parsedMembers)
     }
 
     public var keys: [String] { members.map(\.key) }
@@ -46,14 +36,38 @@ public struct JSONObject: Sendable, Hashable {
         }
     }
 
-    /// Members of `other` override ours, new ones appended in their order.
+    /// Members of `other` override ours, new ones appended in their order. Linear in both sizes
+    /// (a key-to-position table), so a request with thousands of members cannot make it quadratic.
     public mutating func merge(_ other: JSONObject) {
-        for (k, v) in other.members { self[k] = v }
+        setEach(other.members)
+    }
+
+    /// Sets each pair in turn: an existing key keeps its position, a new one is appended.
+    private mutating func setEach(_ pairs: some Sequence<(key: String, value: JSONValue)>) {
+        var position: [String: Int] = [:]
+        position.reserveCapacity(members.count + pairs.underestimatedCount)
+        for (i, m) in members.enumerated() { position[m.key] = i }
+        members.reserveCapacity(members.count + pairs.underestimatedCount)
+        for (k, v) in pairs {
+            if let p = position[k] {
+                members[p].value = v
+            } else {
+                position[k] = members.count
+                members.append((k, v))
+            }
+        }
     }
 
     public static func == (a: JSONObject, b: JSONObject) -> Bool {
         guard a.members.count == b.members.count else { return false }
-        for (k, v) in a.members where b[k] != v { return false }
+        if a.members.count <= 16 {
+            for (k, v) in a.members where b[k] != v { return false }
+            return true
+        }
+        var values: [String: JSONValue] = [:]
+        values.reserveCapacity(b.members.count)
+        for m in b.members { values[m.key] = m.value }
+        for (k, v) in a.members where values[k] != v { return false }
         return true
     }
 

@@ -46,6 +46,7 @@ public struct MailpitRoutes: Sendable {
             let id = try resolve(r, p["id"] ?? "")
             guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
             return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; charset=utf-8",
+                                                       "Content-Security-Policy": InboxRoutes.sandboxPolicy(images: false),
                                                        "X-Content-Type-Options": "nosniff"], body: raw)
         }
         indexed(.get, "/api/v1/message/:id/part/:part") { [self] r, p in try part(r, p["id"] ?? "", p["part"] ?? "") }
@@ -240,18 +241,17 @@ public struct MailpitRoutes: Sendable {
         return HTTPResponse(status: .ok, headers: Self.partHeaders(part), body: part.bytes)
     }
 
-    /// Mail is untrusted content served from the API's own origin: a sandbox and no sniffing for
-    /// every part, and types a browser would run (HTML, SVG, XML, scripts) as downloads.
+    /// The main API's rules for parts (`InboxRoutes.part`): a sandbox CSP and `nosniff` on
+    /// every part, and any type not known to be inert (HTML, SVG, XML, PDF...) as a download.
     static func partHeaders(_ part: MIMEPart) -> HTTPHeaders {
-        let type = part.contentType.lowercased()
-        let active = ["text/html", "application/xhtml+xml", "image/svg+xml", "text/xml", "application/xml",
-                      "text/javascript", "application/javascript", "application/ecmascript", "text/ecmascript"]
-        let isActive = active.contains(type) || type.hasSuffix("+xml")
         var headers: HTTPHeaders = ["Content-Type": part.contentType + (part.charset.map { "; charset=\($0)" } ?? ""),
-                                    "Content-Security-Policy": "sandbox", "X-Content-Type-Options": "nosniff"]
+                                    "Content-Security-Policy": InboxRoutes.sandboxPolicy(images: false),
+                                    "X-Content-Type-Options": "nosniff"]
+        let attachment = part.isAttachment || !InboxRoutes.inertTypes.contains(part.contentType)
         let name = part.filename.map { String($0.unicodeScalars.filter { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 && $0.value < 0x7F }.map(Character.init)) }
-        let disposition = isActive || part.isAttachment ? "attachment" : "inline"
-        headers.add(name: "Content-Disposition", value: disposition + (name.map { "; filename=\"\($0)\"" } ?? ""))
+        if attachment || name != nil {
+            headers.add(name: "Content-Disposition", value: (attachment ? "attachment" : "inline") + (name.map { "; filename=\"\($0)\"" } ?? ""))
+        }
         return headers
     }
 

@@ -60,6 +60,7 @@ public struct AppleProvider: Sendable {
 
     /// Mints an ID token the way Apple writes them: header `{kid, alg}`, claims in Apple's order.
     public func mint(_ request: MintRequest, now: Int64) throws(MintError) -> MintedToken {
+        try request.checkLimits()
         let key = try keyRing.key(kid: request.kid)
         let email = request.email ?? provider.identities.first?.email ?? "alice@example.com"
         let aud: JSONValue

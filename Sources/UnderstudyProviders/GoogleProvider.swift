@@ -95,6 +95,7 @@ public struct GoogleProvider: Sendable {
 
     /// Mints an ID token the way Google writes them: header `{alg, kid, typ}`, claims in Google's order.
     public func mint(_ request: MintRequest, now: Int64) throws(MintError) -> MintedToken {
+        try request.checkLimits()
         let key = try keyRing.key(kid: request.kid)
         let email = request.email ?? provider.identities.first?.email ?? "alice@example.com"
         let identity = provider.identity(forEmail: email)

@@ -35,11 +35,21 @@ public struct KeyRing: Sendable {
     /// Signs `claims` under `header` (whose `alg` must be RS256) with `key`.
     func sign(header: JSONObject, claims: JSONObject, key: ProviderKey) throws(MintError) -> MintedToken {
         do {
-            let token = try JWS.sign(header: header, payload: JSONValue.object(claims).serializedBytes(),
-                                     key: .rs256(key.privateKey))
+            let payload = JSONValue.object(claims).serializedBytes()
+            // base64url grows the payload by 4/3; refuse before signing what cannot fit.
+            let estimate = (payload.count + 2) / 3 * 4
+            if estimate > MintRequest.maximumTokenBytes {
+                throw MintError.tokenTooLarge(estimate, limit: MintRequest.maximumTokenBytes)
+            }
+            let token = try JWS.sign(header: header, payload: payload, key: .rs256(key.privateKey))
+            if token.utf8.count > MintRequest.maximumTokenBytes {
+                throw MintError.tokenTooLarge(token.utf8.count, limit: MintRequest.maximumTokenBytes)
+            }
             return MintedToken(idToken: token, header: header, claims: claims)
+        } catch let error as MintError {
+            throw error
         } catch {
-            throw .signingFailed(error.description)
+            throw .signingFailed("\(error)")
         }
     }
 }

@@ -34,6 +34,17 @@ public struct MintRequest: Sendable, Hashable {
 
     /// The longest lifetime accepted, one year: longer is almost certainly a mistake.
     public static let maximumTTL: Int64 = 366 * 24 * 3600
+    /// The most extra claims a request may carry (real tokens have a dozen or two).
+    public static let maximumExtraClaims = 256
+    /// The longest token minted, in bytes (verifiers and headers choke well before megabytes).
+    public static let maximumTokenBytes = 64 * 1024
+
+    /// Refuses a request over the bounds above (the token size is checked once signed).
+    public func checkLimits() throws(MintError) {
+        if claims.count > Self.maximumExtraClaims {
+            throw .invalidField("claims", "has \(claims.count) members; at most \(Self.maximumExtraClaims) extra claims are accepted")
+        }
+    }
 
     static let stringFields = ["email", "sub", "nonce", "rawNonce", "name", "givenName", "familyName",
                                "picture", "azp", "hd", "locale", "kid"]
@@ -75,6 +86,7 @@ public struct MintRequest: Sendable, Hashable {
             case "claims":
                 guard let o = value.objectValue else { throw .invalidField("claims", "must be a JSON object of claims, got \(value.typeName)") }
                 claims = o
+                try checkLimits()
             default:
                 guard Self.stringFields.contains(key) else {
                     throw .invalidField(key, "is not a known field; known fields: \(Self.fieldNames.joined(separator: ", "))")
@@ -105,7 +117,7 @@ public struct MintRequest: Sendable, Hashable {
 
 /// Why a mint request was refused. The HTTP API answers 400 with this message.
 public struct MintError: Error, Sendable, CustomStringConvertible {
-    private enum Code: Sendable { case invalidField, unknownKey, signingFailed }
+    private enum Code: Sendable { case invalidField, unknownKey, signingFailed, tooLarge }
     private let code: Code
     /// The request field at fault, if any.
     public let field: String?
@@ -116,6 +128,10 @@ public struct MintError: Error, Sendable, CustomStringConvertible {
     }
     public static func unknownKey(_ kid: String, known: [String]) -> MintError {
         MintError(code: .unknownKey, field: "kid", message: "kid \(kid) is not one of this provider's keys; use one of \(known.joined(separator: ", "))")
+    }
+    public static func tokenTooLarge(_ bytes: Int, limit: Int) -> MintError {
+        MintError(code: .tooLarge, field: "claims",
+                  message: "the token would be \(bytes) bytes, over the limit of \(limit) bytes (64 KiB); send smaller claims")
     }
     public static func signingFailed(_ reason: String) -> MintError {
         MintError(code: .signingFailed, field: nil, message: "signing failed: \(reason)")

@@ -157,6 +157,10 @@ public final class TLSTransport: Transport, ConnectionHandler {
         lower?.closeNow()
     }
 
+    public func setWritePolicy(timeout: Duration?, lowWater: Int) {
+        lower?.setWritePolicy(timeout: timeout, lowWater: lowWater)   // ciphertext: plaintext plus a little
+    }
+
     public func pauseReading() {
         readingPaused = true
         lower?.pauseReading()

@@ -61,6 +61,22 @@ import UnderstudyJSON
         #expect(bad.status == 400 && bad.json == ["error": "invalid_token", "error_description": "Invalid Value"])
     }
 
+    /// 60,000 claim keys once took seconds of a loop thread (a quadratic merge); now the count is
+    /// refused before anything is merged or signed.
+    @Test func aMintWithTooManyClaimsIsA400NamingTheLimit() throws {
+        let (app, client) = try Self.start()
+        defer { app.shutdown() }
+        let claims = JSONObject((0..<60_000).map { ("c\($0)", JSONValue.integer(Int64($0))) })
+        let r = try client.postJSON("/api/tokens/apple", ["claims": .object(claims)])
+        #expect(r.status == 400)
+        #expect(r.json?["error"] == "invalid_request")
+        #expect(r.json?["message"]?.stringValue?.contains("at most 256 extra claims") == true)
+        let big = try client.postJSON("/api/tokens/google", ["claims": ["blob": .string(String(repeating: "y", count: 70_000))]])
+        #expect(big.status == 400)
+        #expect(big.json?["message"]?.stringValue?.contains("65536 bytes") == true)
+        #expect(try client.postJSON("/api/tokens/google", ["claims": ["x": 1]]).status == 200)
+    }
+
     @Test func errorsAreJSONProblems() throws {
         let (app, client) = try Self.start()
         defer { app.shutdown() }

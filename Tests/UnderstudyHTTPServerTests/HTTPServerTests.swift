@@ -50,10 +50,38 @@ struct TestResponder: HTTPResponder {
                 writer.onClose { events.update { $0.append("stream closed") } }
                 writer.write(Array("hello\n".utf8))
             }
+        case "/big":
+            // A pulled stream of `chunks` pieces of 64 KiB, counting what the server asked for.
+            let total = request.queryValue("chunks").flatMap { Int($0) } ?? 1
+            let produced = bigChunksProduced
+            produced.update { $0 = 0 }
+            return .stream(HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"])) { writer in
+                writer.stream {
+                    var index = 0
+                    produced.update { index = $0; if $0 < total { $0 += 1 } }
+                    return index < total ? bigChunk(index) : nil
+                }
+            }
+        case "/blocking-big":
+            // The same pulled stream, returned by work on the worker pool (as the inbox's /raw is).
+            var inner = request
+            inner.path = "/big"
+            let forward = inner
+            return .blocking { [self] in respond(to: forward) }
+        case "/large":
+            return .response(HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: 16 << 20)))
         default:
             return .response(.problem(.notFound, error: "not_found", message: "no route for \(request.path)"))
         }
     }
+}
+
+/// Chunks `/big` has handed out since its last request.
+let bigChunksProduced = Box(0)
+
+/// Piece `index` of `/big`: 64 KiB whose bytes depend on their position.
+func bigChunk(_ index: Int) -> [UInt8] {
+    (0..<65536).map { UInt8(truncatingIfNeeded: (index &* 65536 &+ $0) % 251) }
 }
 
 @Suite(.serialized)
@@ -355,5 +383,148 @@ struct HTTPServerTests {
         #expect(busy.readsEOF())
         #expect(idle.readsEOF())
         #expect(throws: IOError.self) { _ = try HTTPTestClient(address) }
+    }
+
+    // MARK: Hardening
+
+    @Test func everyResponseCarriesTheSecurityHeaders() throws {
+        try withServer({ $0.headerReadTimeout = .milliseconds(200) }) { address, _ in
+            func check(_ request: String?, status: Int) throws {
+                let client = try HTTPTestClient(address)
+                defer { client.close() }
+                if let request { client.send(request) }
+                let response = try #require(client.readResponse())
+                #expect(response.status == status)
+                #expect(response.header("X-Content-Type-Options") == "nosniff", "\(status)")
+                #expect(response.header("Content-Security-Policy") == "frame-ancestors 'none'", "\(status)")
+            }
+            try check("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n", status: 200)
+            try check("GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n", status: 404)
+            try check("GET /later?ms=1 HTTP/1.1\r\nHost: t\r\n\r\n", status: 200)
+            try check("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n", status: 200)
+            try check("GET / HTTP/1.1\r\n\r\n", status: 400)
+            try check(nil, status: 408)
+        }
+    }
+
+    @Test func emptyLinesBeforeARequestRunAgainstTheHeaderTimeoutNotTheIdleOne() throws {
+        try withServer({ $0.headerReadTimeout = .milliseconds(300); $0.idleTimeout = .seconds(600) }) { address, _ in
+            let fresh = try HTTPTestClient(address)
+            defer { fresh.close() }
+            fresh.send("\r\n")
+            let kept = try HTTPTestClient(address)
+            defer { kept.close() }
+            kept.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(kept.readResponse()?.status == 200)
+            kept.send("\r\n\r\n")
+            for client in [fresh, kept] {
+                let response = try #require(client.readResponse())   // not the 600 s idle close
+                #expect(response.status == 408)
+                #expect(client.readsEOF())
+            }
+        }
+    }
+
+    @Test func manyEmptyLinesOrABareCRGet400AtOnce() throws {
+        try withServer({ $0.headerReadTimeout = .seconds(120) }) { address, _ in
+            let blank = try HTTPTestClient(address)
+            defer { blank.close() }
+            blank.send(String(repeating: "\r\n", count: 9))
+            let bareCR = try HTTPTestClient(address)
+            defer { bareCR.close() }
+            bareCR.send("GET / HTTP/1.1\r\r")
+            for client in [blank, bareCR] {
+                let response = try #require(client.readResponse())   // not a 408 two minutes later
+                #expect(response.status == 400)
+                #expect(client.readsEOF())
+            }
+        }
+    }
+
+    @Test func aPulledStreamArrivesWholeAndInOrder() throws {
+        try withServer { address, _ in
+            let client = try HTTPTestClient(address)
+            defer { client.close() }
+            client.send("GET /big?chunks=64 HTTP/1.1\r\nHost: t\r\n\r\n")
+            let response = try #require(client.readResponse())
+            #expect(response.chunked)
+            #expect(response.body.count == 64 << 16)
+            let exact = response.body == (0..<64).flatMap(bigChunk)   // (a failure would print megabytes)
+            #expect(exact)
+            client.send("HEAD /big?chunks=64 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(client.readResponse(forHead: true)?.status == 200)
+            client.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(client.readResponse()?.status == 200)
+        }
+    }
+
+    @Test func aStreamReturnedByBlockingWorkIsStreamedInOrder() throws {
+        let pool = WorkerPool(threads: 2, queueLimit: 16)
+        defer { pool.shutdown() }
+        try withServer({ $0.workers = pool }) { address, _ in
+            let client = try HTTPTestClient(address)
+            defer { client.close() }
+            // Pipelined: the stream's slot keeps its place between the two quick replies.
+            client.send("GET /hello?n=1 HTTP/1.1\r\nHost: t\r\n\r\nGET /blocking-big?chunks=16 HTTP/1.1\r\nHost: t\r\n\r\n"
+                        + "GET /hello?n=2 HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(client.readResponse()?.text == #"{"hello":"world","n":1}"#)
+            let response = try #require(client.readResponse())
+            #expect(response.status == 200)
+            #expect(response.chunked)
+            let exact = response.body == (0..<16).flatMap(bigChunk)
+            #expect(exact)
+            #expect(client.readResponse()?.text == #"{"hello":"world","n":2}"#)
+            // HTTP/1.0 has no chunked framing: the same body arrives whole, then the connection closes.
+            let old = try HTTPTestClient(address)
+            defer { old.close() }
+            old.send("GET /blocking-big?chunks=4 HTTP/1.0\r\n\r\n")
+            let whole = try #require(old.readResponse())
+            #expect(whole.status == 200)
+            #expect(!whole.chunked)
+            #expect(whole.body.count == 4 << 16)
+        }
+    }
+
+    /// Stops the kernel from buffering much for a client that does not read.
+    func shrinkReceiveBuffer(_ client: HTTPTestClient) {
+        var size: Int32 = 16 * 1024
+        setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    @Test func aPulledStreamIsProducedOnlyAsFastAsTheClientReads() throws {
+        try withServer({ $0.writeTimeout = .seconds(600) }) { address, _ in
+            let client = try HTTPTestClient(address)
+            defer { client.close() }
+            shrinkReceiveBuffer(client)
+            client.send("GET /big?chunks=512 HTTP/1.1\r\nHost: t\r\n\r\n")   // 32 MiB
+            // Wait until the server stops producing (the socket buffers are full), then count.
+            var last = -1
+            var steady = 0
+            for _ in 0..<200 where steady < 5 {
+                usleep(50_000)
+                let now = bigChunksProduced.value
+                steady = now == last && now > 0 ? steady + 1 : 0
+                last = now
+            }
+            // Kernel buffers (a few MiB) plus the server's low-water mark and one chunk, far from 32 MiB.
+            #expect(bigChunksProduced.value > 0)
+            #expect(bigChunksProduced.value <= 160)
+            let response = try #require(client.readResponse())
+            #expect(response.body.count == 512 << 16)
+            #expect(bigChunksProduced.value == 512)
+        }
+    }
+
+    @Test func aClientThatStopsReadingIsDisconnectedAfterTheWriteTimeout() throws {
+        try withServer({ $0.writeTimeout = .milliseconds(300) }) { address, server in
+            for target in ["/big?chunks=512", "/large"] {
+                let client = try HTTPTestClient(address)
+                defer { client.close() }
+                shrinkReceiveBuffer(client)
+                client.send("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(waitUntil { server.connectionCount == 1 })
+                #expect(waitUntil { server.connectionCount == 0 }, "\(target): still connected")
+            }
+        }
     }
 }

@@ -353,3 +353,64 @@ extension Outcome: @unchecked Sendable {}
         #expect(got == [.request(Parsed("CONNECT", "[::1]:8443"))])
     }
 }
+
+/// Empty lines and bare CRs before and inside a head: bounded, and decided as soon as the bytes say so.
+@Suite struct HTTPRequestParserLineEndingTests {
+    static let request = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    @Test(arguments: Feed.allCases)
+    func upToEightEmptyLinesBeforeARequestAreIgnored(feed: Feed) {
+        let input = String(repeating: "\r\n", count: 4) + String(repeating: "\n", count: 4) + Self.request
+        #expect(outcomes(input, feed: feed) == [.request(Parsed("GET", "/a"))])
+    }
+
+    @Test(arguments: Feed.allCases)
+    func aNinthEmptyLineIsA400(feed: Feed) {
+        let error = parseError(String(repeating: "\r\n", count: 9) + Self.request, feed: feed)
+        #expect(error?.status == .badRequest)
+        #expect(error?.message.contains("8 empty lines") == true)
+        // Nothing but empty lines: the ninth decides it, no request line needed.
+        #expect(outcomes(String(repeating: "\r\n", count: 9), feed: feed) == [.error(400)])
+    }
+
+    @Test(arguments: Feed.allCases)
+    func theCountStartsAgainForEachRequest(feed: Feed) {
+        let input = String(repeating: "\r\n", count: 8) + Self.request + String(repeating: "\r\n", count: 8) + Self.request
+        #expect(outcomes(input, feed: feed) == [.request(Parsed("GET", "/a")), .request(Parsed("GET", "/a"))])
+    }
+
+    @Test func anEmptyLineBeginsARequestForTheTimeouts() {
+        var parser = HTTPRequestParser()
+        #expect(!parser.hasPartialRequest)
+        parser.feed(Array("\r\n".utf8))
+        #expect(parser.next() == nil)
+        #expect(parser.hasPartialRequest)   // the header-read timeout runs, not the idle one
+        parser.feed(Array(Self.request.utf8))
+        guard case .request? = parser.next() else { Issue.record("no request"); return }
+        #expect(!parser.hasPartialRequest)
+    }
+
+    @Test(arguments: Feed.allCases, [
+        "GET / HTTP/1.1\r\rHost: x\r\n\r\n",
+        "GET / HTTP/1.1\r\r",
+        "\rX",
+        "\r\r",
+        "GET / HTTP/1.1\r\nHost: x\rY",
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\rhello",
+    ])
+    func aCRNotFollowedByLFIsA400AtOnce(feed: Feed, input: String) {
+        let error = parseError(input, feed: feed)
+        #expect(error?.status == .badRequest, "\(input.debugDescription)")
+        #expect(error?.errorCode == "invalid_line_ending", "\(input.debugDescription)")
+    }
+
+    @Test func aCRAtTheEndOfWhatArrivedWaitsForTheNextByte() {
+        var parser = HTTPRequestParser()
+        parser.feed(Array("GET / HTTP/1.1\r".utf8))
+        #expect(parser.next() == nil)
+        parser.feed(Array("\nHost: x\r\n\r".utf8))
+        #expect(parser.next() == nil)
+        parser.feed(Array("\n".utf8))
+        guard case .request? = parser.next() else { Issue.record("no request"); return }
+    }
+}

@@ -176,3 +176,29 @@ extension String {
         return result
     }
 }
+
+@Suite struct HTTPSerializerDefaultHeadersTests {
+    static let defaults: HTTPHeaders = ["X-Content-Type-Options": "nosniff", "Content-Security-Policy": "frame-ancestors 'none'"]
+
+    func head(_ bytes: [UInt8]) -> [String] {
+        String(decoding: bytes, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    @Test func defaultsAreWrittenUnlessTheResponseSetsTheField() {
+        let plain = head(HTTPSerializer.serialize(.text("hi"), requestMethod: .get, requestVersion: .http1_1,
+                                                  keepAlive: true, defaults: Self.defaults))
+        #expect(plain.contains("X-Content-Type-Options: nosniff"))
+        #expect(plain.contains("Content-Security-Policy: frame-ancestors 'none'"))
+
+        var own = HTTPResponse.text("hi")
+        own.headers.add(name: "content-security-policy", value: "sandbox")
+        let lines = head(HTTPSerializer.serialize(own, requestMethod: .get, requestVersion: .http1_1,
+                                                  keepAlive: false, defaults: Self.defaults))
+        #expect(lines.contains("content-security-policy: sandbox"))
+        #expect(!lines.contains { $0.hasPrefix("Content-Security-Policy") })
+        #expect(lines.contains("X-Content-Type-Options: nosniff"))
+
+        let stream = head(HTTPSerializer.serializeStreamHead(HTTPResponse(status: .ok), keepAlive: true, defaults: Self.defaults))
+        #expect(stream.contains("X-Content-Type-Options: nosniff"))
+    }
+}

@@ -83,3 +83,31 @@ import UnderstudyJSON
     #expect(v.objectValue?.count == 50_000)
     #expect(v["k7"] == "last")
 }
+
+@Suite struct JSONObjectMergeTests {
+    @Test func mergeOverridesInPlaceAndAppendsNewKeysInOrder() {
+        var base: JSONObject = ["iss": "a", "aud": "b", "exp": 1]
+        base.merge(["exp": 2, "extra": true, "iss": "c"])
+        #expect(base.keys == ["iss", "aud", "exp", "extra"])
+        #expect(base["iss"] == "c" && base["exp"] == 2 && base["extra"] == true)
+    }
+
+    /// 60,000 keys, half of them overriding: the result is exact (linear work: a position table,
+    /// not a search per key; a quadratic merge took seconds here).
+    @Test func aLargeMergeIsExact() {
+        let n = 60_000
+        var base = JSONObject((0..<n).map { ("k\($0)", JSONValue.integer(Int64($0))) })
+        #expect(base.count == n)
+        let other = JSONObject((n / 2..<n + n / 2).map { ("k\($0)", JSONValue.integer(-Int64($0))) })
+        base.merge(other)
+        #expect(base.count == n + n / 2)
+        #expect(base.keys == (0..<n + n / 2).map { "k\($0)" })
+        #expect(base.members[n / 2 - 1].value == .integer(Int64(n / 2 - 1)))
+        #expect(base.members[n / 2].value == .integer(-Int64(n / 2)))
+        #expect(base.members.last?.value == .integer(-Int64(n + n / 2 - 1)))
+        // Duplicates within one literal: the later value, the first position.
+        let dup = JSONObject([("a", JSONValue.integer(1)), ("b", 2), ("a", 3)])
+        #expect(dup.keys == ["a", "b"] && dup["a"] == 3)
+        #expect(base == base && base != other)
+    }
+}

@@ -40,3 +40,47 @@ import UnderstudyProviders
         }
     }
 }
+
+/// Bounds on what one mint may ask for.
+@Suite struct MintLimitTests {
+    static func claims(_ n: Int) -> JSONValue {
+        .object(JSONObject((0..<n).map { ("c\($0)", JSONValue.integer(Int64($0))) }))
+    }
+
+    @Test func twoHundredFiftySixExtraClaimsAreMinted() throws {
+        let request = try MintRequest(json: ["claims": Self.claims(MintRequest.maximumExtraClaims)])
+        let token = try ProviderFixture().google.mint(request, now: ProviderFixture.now)
+        #expect(token.claims["c255"] == 255)
+        #expect(token.claims["iss"] == "https://accounts.google.com")
+    }
+
+    @Test(arguments: [257, 60_000])
+    func moreExtraClaimsAreRefusedNamingTheLimit(count: Int) {
+        do {
+            _ = try MintRequest(json: ["claims": Self.claims(count)])
+            Issue.record("accepted \(count) claims")
+        } catch {
+            #expect(error.field == "claims")
+            #expect(error.message.contains("at most 256 extra claims"), "\(error.message)")
+        }
+    }
+
+    @Test func aRequestBuiltInCodeIsCheckedToo() {
+        var request = MintRequest()
+        request.claims = Self.claims(300).objectValue!
+        #expect(throws: MintError.self) { try ProviderFixture().apple.mint(request, now: ProviderFixture.now) }
+    }
+
+    @Test func aTokenOver64KiBIsRefused() throws {
+        let request = try MintRequest(json: ["claims": ["blob": .string(String(repeating: "x", count: 60_000))]])
+        do {
+            _ = try ProviderFixture().apple.mint(request, now: ProviderFixture.now)
+            Issue.record("minted an oversized token")
+        } catch {
+            #expect(error.message.contains("65536"), "\(error.message)")
+        }
+        // Just under: fine.
+        let fits = try MintRequest(json: ["claims": ["blob": .string(String(repeating: "x", count: 40_000))]])
+        #expect(try ProviderFixture().apple.mint(fits, now: ProviderFixture.now).idToken.utf8.count <= MintRequest.maximumTokenBytes)
+    }
+}
