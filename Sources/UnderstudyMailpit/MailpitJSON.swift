@@ -97,16 +97,30 @@ enum MailpitJSON {
         ]
     }
 
-    /// Header names to every value, names sorted (as Mailpit answers `/headers`).
+    /// Header names to every value, names sorted (as Mailpit answers `/headers`). Names are in
+    /// Go's canonical form, as Mailpit's are: `Message-Id`, `Mime-Version`.
     static func headers(_ mime: MIMEMessage) -> JSONValue {
         var grouped: [String: [String]] = [:]
         var order: [String] = []
         for h in mime.headers {
-            if grouped[h.name] == nil { order.append(h.name) }
-            grouped[h.name, default: []].append(h.value)
+            let name = canonicalName(h.name)
+            if grouped[name] == nil { order.append(name) }
+            grouped[name, default: []].append(h.value)
         }
         var object = JSONObject()
         for name in order.sorted() { object[name] = JSONValue(grouped[name]!) }
         return .object(object)
+    }
+
+    /// `message-ID` -> `Message-Id`: each dash-separated word capitalized, the rest lowercase
+    /// (Go's `CanonicalMIMEHeaderKey`, for ASCII names).
+    static func canonicalName(_ name: String) -> String {
+        var out = ""
+        var upper = true
+        for c in name {
+            out += upper ? c.uppercased() : c.lowercased()
+            upper = c == "-"
+        }
+        return out
     }
 }

@@ -154,9 +154,27 @@ public struct MailpitRoutes: Sendable {
         return query
     }
 
-    /// A JSON body if there is one (Mailpit does not insist on the Content-Type).
+    /// A JSON body if there is one (Mailpit does not insist on the Content-Type). A urlencoded
+    /// form (what mailpit-api-client sends: `ids=...&Read=True`) reads as the same object.
     static func body(_ request: HTTPRequest) throws -> JSONValue? {
         guard request.body.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else { return nil }
+        if request.mediaType == "application/x-www-form-urlencoded" {
+            var ids: [JSONValue] = []
+            var tags: [JSONValue] = []
+            var object = JSONObject()
+            for (name, value) in URLEncoding.formDecoded(request.body) {
+                switch name.lowercased() {
+                case "ids": ids.append(.string(value))
+                case "tags": tags.append(.string(value))
+                case "read": object["Read"] = .bool(value.lowercased() == "true" || value == "1")
+                case "search", "name": object[name.prefix(1).uppercased() + name.dropFirst().lowercased()] = .string(value)
+                default: break
+                }
+            }
+            if !ids.isEmpty { object["IDs"] = .array(ids) }
+            if !tags.isEmpty { object["Tags"] = .array(tags) }
+            return .object(object)
+        }
         do { return try JSONValue.parse(request.body) } catch {
             throw badRequest("invalid_json", "the body is not JSON: \(error)")
         }

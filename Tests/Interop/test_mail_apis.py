@@ -2,7 +2,7 @@
 /api/v1, and the official Python SDKs of Resend, SendGrid, Postmark and Amazon SES sending through
 Understudy's capture of their HTTP APIs. Every message is then found by /api/otp, as a test would.
 """
-import base64
+import email.utils
 import os
 import smtplib
 import subprocess
@@ -31,9 +31,13 @@ def smtp_send(server, to, subject, body, attachment=None):
     message["To"] = to
     message["Subject"] = subject
     message["X-Tags"] = "interop"
+    # The client's Headers model requires these three, as a delivered mail has them.
+    message["Date"] = email.utils.formatdate()
+    message["Message-ID"] = email.utils.make_msgid(domain="example.com")
+    message["Delivered-To"] = to
     message.set_content(body)
     if attachment:
-        message.add_attachment(attachment, maintype="text", subtype="plain", filename="notes.txt")
+        message.add_attachment(attachment.encode(), maintype="text", subtype="plain", filename="notes.txt")
     host, port = server.smtp_host_port
     with smtplib.SMTP(host, port, timeout=10) as smtp:
         smtp.send_message(message)

@@ -92,6 +92,12 @@ import UnderstudyMIME
         #expect(h.request(.get, "/api/v1/messages").json?["messages"]?[0]?["Read"] == false)
         #expect(h.request(.put, "/api/v1/messages", json: ["Read": true]).status == 200)
         #expect(h.request(.get, "/api/v1/messages").json?["unread"] == 0)
+        // mailpit-api-client sends a urlencoded form.
+        #expect(h.request(.put, "/api/v1/messages", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                          body: Array("ids=\(id)&Read=False".utf8)).status == 200)
+        #expect(h.request(.get, "/api/v1/messages").json?["unread"] == 1)
+        h.request(.put, "/api/v1/messages", json: ["Read": true])
+        #expect(h.request(.get, "/api/v1/messages").json?["unread"] == 0)
 
         #expect(h.request(.get, "/api/v1/message/latest").json?["ID"]?.stringValue == id)
         #expect(h.request(.get, "/api/v1/message/latest?query=subject:nothing").status == 404)
@@ -100,7 +106,8 @@ import UnderstudyMIME
 
         let headers = try #require(h.request(.get, "/api/v1/message/\(id)/headers").json?.objectValue)
         #expect(headers.keys == headers.keys.sorted())
-        #expect(headers["Subject"] == ["Your code is 123456"])
+        #expect(headers["Subject"] == ["Your code is 123456"] && headers["Message-Id"] == ["<welcome-1@example.com>"])
+        #expect(headers["Mime-Version"] == ["1.0"] && headers["X-Tags"] == ["Signup, otp"])
         let raw = h.request(.get, "/api/v1/message/\(id)/raw")
         #expect(raw.header("Content-Type") == "text/plain; charset=utf-8" && raw.text.hasPrefix("From: \"Ada Sender\""))
 
@@ -195,6 +202,7 @@ import UnderstudyMIME
         #expect(m["HTML"]?.stringValue?.contains("<b>424242</b>") == true)
         #expect(m["Attachments"]?.arrayValue?.map { $0["FileName"]?.stringValue } == ["hello.txt"])
         #expect(h.request(.get, "/api/v1/message/\(id)/headers").json?["X-Request"] == ["r1"])
+        #expect(h.request(.get, "/api/v1/message/\(id)/headers").json?["X-Understudy-Source"] == ["mailpit"])
 
         let missingFrom = h.request(.post, "/api/v1/send", json: ["To": [["Email": "a@example.com"]]])
         #expect(missingFrom.status == 400 && missingFrom.json?["Error"]?.stringValue?.contains("From") == true)

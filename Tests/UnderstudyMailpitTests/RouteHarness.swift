@@ -47,11 +47,13 @@ struct RouteHarness {
     }
 
     @discardableResult
-    func request(_ method: HTTPMethod, _ target: String, json: JSONValue? = nil) -> Reply {
+    func request(_ method: HTTPMethod, _ target: String, json: JSONValue? = nil, headers extra: [(String, String)] = [],
+                 body: [UInt8]? = nil) -> Reply {
         var headers: HTTPHeaders = [:]
         if json != nil { headers.add(name: "Content-Type", value: "application/json") }
+        for (name, value) in extra { headers.add(name: name, value: value) }
         let request = HTTPRequest(method: method, target: target, headers: headers,
-                                  body: json.map { Array($0.serialized().utf8) } ?? [])
+                                  body: body ?? json.map { Array($0.serialized().utf8) } ?? [])
         let collector = ReplyCollector()
         collector.complete(with: router.respond(to: request))
         return Reply(response: collector.wait() ?? .problem(.internalServerError, error: "test_timeout", message: "no reply in 30 s"))
