@@ -243,8 +243,8 @@ public struct MailpitRoutes: Sendable {
     /// The message, marked read (as Mailpit does when it is opened).
     func message(_ request: HTTPRequest, _ id: String) throws -> HTTPResponse {
         var (stored, mime) = try load(request, id)
-        if !stored.summary.isRead {
-            try inbox.setRead(true, ids: [stored.id])
+        // Best effort: a store that cannot be written (a full disk) still shows the message.
+        if !stored.summary.isRead, (try? inbox.setRead(true, ids: [stored.id])) != nil {
             stored.summary.isRead = true
         }
         return .json(MailpitJSON.detail(stored, mime: mime))
@@ -310,16 +310,24 @@ public struct MailpitRoutes: Sendable {
         return Self.ok
     }
 
-    /// Runs `body` over the ids of every match, a page at a time (for updates that keep matches).
+    /// Runs `body` over the ids of every match, in runs of at most 1000: the ids are gathered
+    /// first, so an update that changes which messages match (marking `is:unread` read) still
+    /// reaches each one once.
     func forEachMatch(_ conditions: [MessageCondition], _ body: ([String]) throws -> Void) throws {
+        var ids: [String] = []
         var offset = 0
         while offset <= MessageFilter.maximumOffset {
             var filter = MessageFilter(limit: MessageFilter.maximumLimit, offset: offset)
             filter.conditions = conditions
-            let ids = try inbox.store.list(filter).items.map(\.id)
-            if ids.isEmpty { return }
-            try body(ids)
-            offset += ids.count
+            let page = try inbox.store.list(filter).items.map(\.id)
+            if page.isEmpty { break }
+            ids += page
+            offset += page.count
+        }
+        var start = 0
+        while start < ids.count {
+            try body(Array(ids[start..<min(start + MessageFilter.maximumLimit, ids.count)]))
+            start += MessageFilter.maximumLimit
         }
     }
 

@@ -99,6 +99,13 @@ import UnderstudyMIME
         h.request(.put, "/api/v1/messages", json: ["Read": true])
         #expect(h.request(.get, "/api/v1/messages").json?["unread"] == 0)
 
+        // By search: every unread match is marked, though marking changes what matches.
+        for _ in 0..<3 { _ = try h.deliver(Self.reset, to: ["bob@example.com"]) }
+        #expect(h.request(.get, "/api/v1/messages").json?["unread"] == 3)
+        #expect(h.request(.put, "/api/v1/messages", json: ["Search": "is:unread", "Read": true]).status == 200)
+        #expect(h.request(.get, "/api/v1/messages").json?["unread"] == 0)
+        #expect(h.request(.delete, "/api/v1/search?query=to:bob").status == 200)
+
         #expect(h.request(.get, "/api/v1/message/latest").json?["ID"]?.stringValue == id)
         #expect(h.request(.get, "/api/v1/message/latest?query=subject:nothing").status == 404)
         #expect(h.request(.get, "/api/v1/message/01JDZZZZZZZZZZZZZZZZZZZZZZ").status == 404)
