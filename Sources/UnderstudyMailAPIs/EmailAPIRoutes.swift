@@ -53,13 +53,15 @@ public struct EmailAPIRoutes: Sendable {
         SESAPI(routes: self).register(on: &router)
     }
 
-    /// Runs `build` on the worker pool; stores what it returns, then answers with `success`.
-    /// A rejection is answered as is; a store that cannot take mail answers 503.
-    func handle(_ build: @escaping @Sendable () throws -> [OutgoingEmail],
-                source: String, success: @escaping @Sendable ([OutgoingEmail]) -> HTTPResponse) -> HTTPReply {
+    /// Runs `build` on the worker pool; stores the messages it returns, then answers with
+    /// `success` (given what `build` returned beside them). A rejection is answered as is; a
+    /// store that cannot take mail answers 503.
+    func handle<Context: Sendable>(_ build: @escaping @Sendable () throws -> ([OutgoingEmail], Context), source: String,
+                                   success: @escaping @Sendable ([OutgoingEmail], Context) -> HTTPResponse) -> HTTPReply {
         .blocking { [inbox] in
             let emails: [OutgoingEmail]
-            do { emails = try build() } catch let rejection as ProviderRejection {
+            let context: Context
+            do { (emails, context) = try build() } catch let rejection as ProviderRejection {
                 return .response(rejection.response)
             } catch {
                 return .response(.problem(.badRequest, error: "invalid_request", message: "\(error)"))
@@ -78,8 +80,14 @@ public struct EmailAPIRoutes: Sendable {
                     return .response(response)
                 }
             }
-            return .response(success(emails))
+            return .response(success(emails, context))
         }
+    }
+
+    /// `handle` for requests whose answer needs only the stored messages.
+    func handle(_ build: @escaping @Sendable () throws -> [OutgoingEmail], source: String,
+                success: @escaping @Sendable ([OutgoingEmail]) -> HTTPResponse) -> HTTPReply {
+        handle({ (try build(), ()) }, source: source) { emails, _ in success(emails) }
     }
 
     /// The key from `Authorization: Bearer <key>`, or nil.

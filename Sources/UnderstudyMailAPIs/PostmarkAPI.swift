@@ -28,15 +28,14 @@ struct PostmarkAPI {
         ProviderRejection(response: .json(["ErrorCode": JSONValue(code), "Message": .string(message)], status: status))
     }
 
-    struct Result {
+    struct Result: Sendable {
         var email: OutgoingEmail?
         var answer: JSONValue
     }
 
     func send(_ request: HTTPRequest, _ kind: Kind) -> HTTPReply {
         let routes = routes
-        let results = ResultBox()
-        return routes.handle({
+        return routes.handle({ () throws -> ([OutgoingEmail], [Result]) in
             guard let token = request.headers["X-Postmark-Server-Token"], !token.isEmpty else {
                 throw Self.error(.unauthorized, 10, "No Account or Server API tokens were supplied in the HTTP headers. Please add a header for either X-Postmark-Server-Token or X-Postmark-Account-Token.")
             }
@@ -47,8 +46,7 @@ struct PostmarkAPI {
             switch kind {
             case .single, .template:
                 let email = try self.email(body, template: kind == .template)
-                results.set([Result(email: email.0, answer: email.1)])
-                return [email.0]
+                return ([email.0], [Result(email: email.0, answer: email.1)])
             case .batch, .templateBatch:
                 let items = kind == .batch ? body.arrayValue : body["Messages"]?.arrayValue
                 guard let items else { throw Self.error(.unprocessableContent, 402, "Received invalid JSON input.") }
@@ -66,23 +64,14 @@ struct PostmarkAPI {
                         return Result(email: nil, answer: ["ErrorCode": 300, "Message": .string("\(error)")])
                     }
                 }
-                results.set(all)
-                return all.compactMap(\.email)
+                return (all.compactMap(\.email), all)
             }
-        }, source: "postmark") { _ in
-            let all = results.get()
+        }, source: "postmark") { _, all in
             switch kind {
             case .single, .template: return .json(all[0].answer)
             case .batch, .templateBatch: return .json(.array(all.map(\.answer)))
             }
         }
-    }
-
-    final class ResultBox: @unchecked Sendable {
-        // Written once by the builder and read after it on the same worker: no overlap.
-        private var results: [Result] = []
-        func set(_ r: [Result]) { results = r }
-        func get() -> [Result] { results }
     }
 
     static func addresses(_ value: JSONValue?, _ field: String) throws -> [MIMEAddress] {
