@@ -1,4 +1,5 @@
 import Testing
+@testable import UnderstudyStore
 import UnderstudyHTTP
 import UnderstudyJSON
 import UnderstudyMIME
@@ -227,5 +228,26 @@ import UnderstudyMIME
         #expect(info["Tags"] == ["otp": 1, "Signup": 1] && info["RuntimeStats"]?["Uptime"] != nil)
         #expect(h.request(.get, "/api/v1/webui").json?["MessageRelay"]?["Enabled"] == false)
         #expect(h.request(.get, "/livez").status == 200 && h.request(.get, "/readyz").text == "ok")
+    }
+}
+
+/// While the index cannot be written, Mailpit's routes answer 503 at once (as `/api` does), never
+/// a list that misses a message already accepted, and `/readyz` says the server is not ready.
+@Suite struct MailpitUnavailableTests {
+    @Test func aFailingIndexAnswers503() throws {
+        let h = try RouteHarness()
+        defer { h.close() }
+        h.inbox.store.failIndexWrites(errno: 28)  // ENOSPC
+        h.inbox.accept(raw: Array("To: a@example.com\r\nSubject: s\r\n\r\nb\r\n".utf8), envelopeFrom: "", envelopeTo: ["a@example.com"]) { _ in }
+        // The request waits for the writer, whose attempt fails: 503, not a list without the message.
+        let list = h.request(.get, "/api/v1/messages")
+        let deadline = ContinuousClock.now + .seconds(30)
+        #expect(list.status == 503 && list.json?["error"] == "storage_unavailable" && list.header("Retry-After") == "1")
+        #expect(h.request(.get, "/readyz").status == 503)
+        #expect(h.request(.get, "/livez").status == 200)
+        h.inbox.store.failIndexWrites(errno: 0)
+        var recovered = h.request(.get, "/api/v1/messages")
+        while recovered.status != 200, ContinuousClock.now < deadline { recovered = h.request(.get, "/api/v1/messages") }
+        #expect(recovered.json?["total"] == 1)
     }
 }
