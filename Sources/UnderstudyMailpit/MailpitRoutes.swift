@@ -69,6 +69,7 @@ public struct MailpitRoutes: Sendable {
             return Self.ok
         }
         indexed(.get, "/api/v1/info") { [self] _, _ in try info() }
+        indexed(.get, "/view/:file") { [self] r, p in try view(r, p["file"] ?? "") }
         router.add(.post, "/api/v1/send") { [self] request, _ in send(request) }
         let webUI = HTTPResponse.json([
             "Label": "Understudy",
@@ -271,6 +272,24 @@ public struct MailpitRoutes: Sendable {
             headers.add(name: "Content-Disposition", value: (attachment ? "attachment" : "inline") + (name.map { "; filename=\"\($0)\"" } ?? ""))
         }
         return headers
+    }
+
+    /// `/view/{ID}.txt` and `/view/{ID}.html`: the message's text or HTML alone, for UI tests. The
+    /// HTML is shown (it is what the route is for) but under the same sandbox as every part: no
+    /// script, no requests.
+    func view(_ request: HTTPRequest, _ file: String) throws -> HTTPResponse {
+        let html = file.hasSuffix(".html")
+        guard html || file.hasSuffix(".txt") else {
+            throw Problem(response: .problem(.notFound, error: "not_found", message: "use /view/{ID}.html or /view/{ID}.txt"))
+        }
+        let (stored, _) = try load(request, String(file.dropLast(html ? 5 : 4)))
+        guard let body = html ? stored.html : stored.text else {
+            throw Problem(response: .problem(.notFound, error: "part_not_found",
+                                             message: "message \(stored.id) has no \(html ? "HTML" : "text") part"))
+        }
+        return HTTPResponse(status: .ok, headers: ["Content-Type": html ? "text/html; charset=utf-8" : "text/plain; charset=utf-8",
+                                                   "Content-Security-Policy": InboxRoutes.sandboxPolicy(images: false),
+                                                   "X-Content-Type-Options": "nosniff"], body: Array(body.utf8))
     }
 
     func setRead(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -128,6 +128,12 @@ import UnderstudyMIME
         #expect(png.header("Content-Type") == "image/png" && png.text.hasPrefix("PNGDATA"))
         #expect(h.request(.get, "/api/v1/message/\(id)/part/9").status == 404)
         #expect(h.request(.get, "/api/v1/message/\(id)/part/2/thumb").status == 404)
+
+        let text = h.request(.get, "/view/\(id).txt")
+        #expect(text.status == 200 && text.text.contains("123456") && text.header("Content-Type") == "text/plain; charset=utf-8")
+        #expect(h.request(.get, "/view/latest.txt").text == text.text)
+        #expect(h.request(.get, "/view/\(id).html").status == 404)  // no HTML body (the HTML part is an attachment)
+        #expect(h.request(.get, "/view/\(id).pdf").status == 404)
     }
 
     @Test func searchesWithMailpitsSyntaxAndDeletesBySearch() throws {
