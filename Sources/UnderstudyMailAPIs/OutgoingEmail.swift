@@ -15,6 +15,8 @@ extension MIMEComposition {
     /// The message as stored: its bytes, with the API it came through in the source header.
     func outgoing(source: String, envelopeFrom: String, recipients: [String], providerID: String) -> OutgoingEmail {
         var copy = self
+        // The request's own headers cannot claim another source.
+        copy.headers.removeAll { $0.name.lowercased() == IncomingMessage.sourceHeader.lowercased() }
         copy.headers.append((IncomingMessage.sourceHeader, source))
         return OutgoingEmail(raw: copy.render(), envelopeFrom: envelopeFrom, recipients: recipients, providerID: providerID)
     }

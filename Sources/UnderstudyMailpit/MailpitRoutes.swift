@@ -414,6 +414,7 @@ public struct MailpitRoutes: Sendable {
             return .response(Self.sendError(error.message))
         }
         var composition = parsed.composition
+        composition.headers.removeAll { $0.name.lowercased() == IncomingMessage.sourceHeader.lowercased() }
         composition.headers.append((IncomingMessage.sourceHeader, "mailpit"))
         let raw = composition.render()
         return .deferred { [inbox] promise in

@@ -14,7 +14,7 @@ import UnderstudyStore
         let sent = h.request(.post, "/resend/emails", json: [
             "from": "Acme <onboarding@acme.dev>", "to": ["alice@example.com"], "cc": "carol@example.com",
             "subject": "Your code", "html": "<p>Your verification code is <b>918273</b></p>", "reply_to": "help@acme.dev",
-            "headers": ["X-Entity-Ref-ID": "123"], "tags": [["name": "category", "value": "otp"]],
+            "headers": ["X-Entity-Ref-ID": "123", "X-Understudy-Source": "smtp"], "tags": [["name": "category", "value": "otp"]],
             "attachments": [["filename": "a.txt", "content": .array(Array("hi".utf8).map { .integer(Int64($0)) })]],
         ], headers: Self.auth)
         #expect(sent.status == 200)
@@ -26,6 +26,7 @@ import UnderstudyStore
         #expect(stored.summary.envelopeTo == ["alice@example.com", "carol@example.com"] && stored.summary.tags == ["category=otp"])
         #expect(stored.summary.messageID == "\(id)@resend.understudy.localhost")
         #expect(stored.raw.contains("X-Entity-Ref-ID: 123") && stored.raw.contains("X-Understudy-Source: resend"))
+        #expect(!stored.raw.contains("X-Understudy-Source: smtp"))
         let mime = MIMEMessage(parsing: Array(stored.raw.utf8))
         #expect(mime.attachments.first?.bytes == Array("hi".utf8) && mime.replyTo.first?.address == "help@acme.dev")
 
