@@ -56,9 +56,9 @@ public struct MIMEComposition: Sendable, Equatable {
         func header(_ name: String, _ value: String) { out += name + ": " + value + "\r\n" }
         header("Date", Self.rfc5322Date(date))
         if let from { header("From", Self.address(from)) }
-        if !to.isEmpty { header("To", to.map(Self.address).joined(separator: ", ")) }
-        if !cc.isEmpty { header("Cc", cc.map(Self.address).joined(separator: ", ")) }
-        if !replyTo.isEmpty { header("Reply-To", replyTo.map(Self.address).joined(separator: ", ")) }
+        if !to.isEmpty { header("To", Self.addressList(to)) }
+        if !cc.isEmpty { header("Cc", Self.addressList(cc)) }
+        if !replyTo.isEmpty { header("Reply-To", Self.addressList(replyTo)) }
         header("Subject", Self.encodedWords(subject ?? ""))
         header("Message-ID", "<" + Self.clean(messageID).filter { $0 != "<" && $0 != ">" } + ">")
         let written: Set<String> = ["date", "from", "to", "cc", "bcc", "reply-to", "subject", "message-id", "mime-version"]
@@ -204,10 +204,17 @@ public struct MIMEComposition: Sendable, Equatable {
         String(String.UnicodeScalarView(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
     }
 
-    /// The value as is when printable ASCII, else RFC 2047 B-words of UTF-8, folded.
+    /// Addresses one to a line once the list is long, so no line passes RFC 5322's 998.
+    static func addressList(_ list: [MIMEAddress]) -> String {
+        let rendered = list.map(address)
+        return rendered.joined(separator: rendered.reduce(0) { $0 + $1.utf8.count + 2 } > 900 ? ",\r\n " : ", ")
+    }
+
+    /// The value as is when short printable ASCII, else RFC 2047 B-words of UTF-8, folded (which
+    /// also keeps a long value's lines within RFC 5322's limit).
     static func encodedWords(_ value: String) -> String {
         let value = clean(value)
-        if value.utf8.allSatisfy({ $0 < 0x80 }) && !value.contains("=?") { return value }
+        if value.utf8.allSatisfy({ $0 < 0x80 }) && !value.contains("=?") && value.utf8.count <= 900 { return value }
         var words: [String] = []
         var chunk: [UInt8] = []
         for character in value {

@@ -49,6 +49,18 @@ import Testing
         #expect(text.split(separator: "\r\n", omittingEmptySubsequences: false).allSatisfy { $0.utf8.count <= 998 })
     }
 
+    @Test func longHeadersAreFoldedWithinTheLineLimit() {
+        var c = MIMEComposition(date: 0, messageID: "x@y")
+        c.to = (0..<60).map { MIMEAddress(name: "Recipient Number \($0)", address: "recipient\($0)@example.com") }
+        c.subject = String(repeating: "long ", count: 400)
+        c.headers = [("X-Long", String(repeating: "v", count: 2000))]
+        let raw = c.render()
+        #expect(String(decoding: raw, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false).allSatisfy { $0.utf8.count <= 998 })
+        let m = MIMEMessage(parsing: raw)
+        #expect(m.to.count == 60 && m.to.last?.address == "recipient59@example.com")
+        #expect(m.subject == c.subject && m.headers["X-Long"] == String(repeating: "v", count: 2000))
+    }
+
     @Test func aPlainMessageIsOnePart() {
         var c = MIMEComposition(date: 0, messageID: "x@y")
         c.from = MIMEAddress(name: nil, address: "a@example.com")
