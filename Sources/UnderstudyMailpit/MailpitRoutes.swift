@@ -199,7 +199,9 @@ public struct MailpitRoutes: Sendable {
 
     func list(_ request: HTTPRequest, search: String?) throws -> HTTPResponse {
         let start = try Self.integer(request, "start", default: 0, range: 0...MessageFilter.maximumOffset)
-        let limit = try Self.integer(request, "limit", default: 50, range: 1...MessageFilter.maximumLimit)
+        // Mailpit takes limit=0 as "the default"; above the maximum is the maximum.
+        let asked = try Self.integer(request, "limit", default: 50, range: 0...MessageFilter.maximumLimit)
+        let limit = asked == 0 ? 50 : asked
         let filter = try filter(search: search, start: start, limit: limit)
         let store = inbox.store
         let page = try store.list(filter)

@@ -71,6 +71,9 @@ import UnderstudyMIME
         #expect(paged["messages"]?.arrayValue?.map { $0["ID"]?.stringValue } == [first])
         #expect(paged["start"] == 1 && paged["messages_count"] == 2)
         #expect(h.request(.get, "/api/v1/messages?limit=abc").status == 400)
+        #expect(h.request(.get, "/api/v1/messages?start=-1").status == 400)
+        #expect(h.request(.get, "/api/v1/messages?limit=0").json?["count"] == 2)
+        #expect(h.request(.get, "/api/v1/messages?limit=99999").json?["count"] == 2)
     }
 
     @Test func aMessageItsHeadersRawAndPartsAndReadState() throws {
