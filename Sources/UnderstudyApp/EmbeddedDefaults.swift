@@ -52,6 +52,10 @@ enum EmbeddedDefaults {
     "password": null,
     "apiKey": null
   },
+  "log": {
+    "format": "text",
+    "quiet": false
+  },
   "server": {
     "allowHosts": [],
     "allowRemote": false,
