@@ -104,7 +104,7 @@ public final class Inbox: Sendable {
     }
 
     /// Told when indexing starts failing (with the cause) and when it recovers.
-    let report: @Sendable (String) -> Void
+    public let report: @Sendable (String) -> Void
 
     /// `clock` gives milliseconds since the epoch; `report` gets a line when the index cannot be
     /// written and when it can again (the app writes it to stderr).

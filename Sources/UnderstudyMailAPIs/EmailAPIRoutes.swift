@@ -75,6 +75,7 @@ public struct EmailAPIRoutes: Sendable {
                 }
                 done.wait()
                 if let error = outcome.withLock({ $0 }) {
+                    inbox.report("understudy: refused a message from <\(email.envelopeFrom)> sent through the \(source) API (HTTP 503): \(error)")
                     var response = HTTPResponse.problem(.serviceUnavailable, error: error.errorCode, message: error.description)
                     response.headers.add(name: "Retry-After", value: "1")
                     return .response(response)

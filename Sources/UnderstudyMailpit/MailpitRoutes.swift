@@ -133,8 +133,14 @@ public struct MailpitRoutes: Sendable {
         } catch let error as MailpitSearch.ParseError {
             return .response(.problem(.badRequest, error: "invalid_query", message: error.description))
         } catch {
-            if let failure = inbox.storageFailure(error) { return .response(Self.unavailable(failure)) }
-            return .response(.problem(.internalServerError, error: "store_failed", message: "\(error)"))
+            // As the inbox API does: the client hears 503 or 500, the server's log gets the cause.
+            if let failure = inbox.storageFailure(error) {
+                inbox.report("understudy: error: the inbox store failed while answering a Mailpit API request: \(failure)")
+                return .response(Self.unavailable(failure))
+            }
+            inbox.report("understudy: error: the inbox store failed while answering a Mailpit API request: \(error)")
+            return .response(.problem(.internalServerError, error: "store_failed",
+                                      message: "the inbox store failed: \(error); the server's log has the details"))
         }
     }
 
@@ -423,7 +429,9 @@ public struct MailpitRoutes: Sendable {
             inbox.accept(raw: raw, envelopeFrom: parsed.envelopeFrom, envelopeTo: parsed.recipients, source: "mailpit") { result in
                 switch result {
                 case .success(let id): promise.succeed(.json(["ID": .string(id)]))
-                case .failure(let error): promise.succeed(Self.unavailable(error))
+                case .failure(let error):
+                    inbox.report("understudy: refused a message from <\(parsed.envelopeFrom)> sent through /api/v1/send (HTTP 503): \(error)")
+                    promise.succeed(Self.unavailable(error))
                 }
             }
         }

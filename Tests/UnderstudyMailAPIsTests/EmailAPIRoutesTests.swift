@@ -2,7 +2,7 @@ import Testing
 import UnderstudyHTTP
 import UnderstudyJSON
 import UnderstudyMIME
-import UnderstudyStore
+@testable import UnderstudyStore
 @testable import UnderstudyMailAPIs
 
 @Suite struct ResendTests {
@@ -286,5 +286,21 @@ import UnderstudyStore
             #expect(r.status == 400 && r.header("x-amzn-ErrorType") == "BadRequestException" && r.json?["message"]?.stringValue != nil)
         }
         #expect(try h.count() == 1)
+    }
+}
+
+/// A store that cannot take the message (a full disk) makes the API answer 503, never a
+/// provider success for a message that was not stored.
+@Suite struct EmailAPIStorageTests {
+    @Test func aFullDiskAnswers503() throws {
+        let h = try RouteHarness()
+        defer { h.close() }
+        h.inbox.store.failLogWrites(errno: 28)  // ENOSPC
+        let r = h.request(.post, "/resend/emails", json: ["from": "a@acme.dev", "to": "x@example.com", "subject": "S", "text": "t"],
+                          headers: ResendTests.auth)
+        #expect(r.status == 503 && r.json?["error"] == "storage_unavailable" && r.header("Retry-After") == "1")
+        h.inbox.store.failLogWrites(errno: 0)
+        #expect(h.request(.post, "/resend/emails", json: ["from": "a@acme.dev", "to": "x@example.com", "subject": "S", "text": "t"],
+                          headers: ResendTests.auth).status == 200)
     }
 }
