@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "UnderstudyMailpitTests",
                     dependencies: ["UnderstudyMailpit", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyAppTests",
-                    dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON",
+                    dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyMailAPIs", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON",
                                    "UnderstudyTLS", "UnderstudyCA", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyTLSTests", dependencies: ["UnderstudyTLS", "COpenSSL", "CShims"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UnderstudyTLSTransportTests",

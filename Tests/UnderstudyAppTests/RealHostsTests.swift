@@ -2,6 +2,7 @@ import Testing
 import UnderstudyHTTP
 import UnderstudyIO
 import UnderstudyJSON
+import UnderstudyMailAPIs
 import UnderstudyTestSupport
 import UnderstudyTLS
 @testable import UnderstudyApp
@@ -49,6 +50,9 @@ import UnderstudyCA
             body: Array(#"{"FromEmailAddress":"a@acme.dev","Destination":{"ToAddresses":["ses@example.com"]},"Content":{"Simple":{"Subject":{"Data":"S"},"Body":{"Text":{"Data":"Code 135791"}}}}}"#.utf8))
         #expect(ses.status == 200 && ses.json?["MessageId"] != nil)
         #expect(try client.get("/api/v1/search?query=source:ses").json?["messages_count"] == 1)
+        for (prefix, hosts) in EmailAPIRoutes.prefixes {
+            for host in hosts { #expect(VirtualHosts.prefix(for: host) == prefix, "\(host)") }
+        }
         #expect(VirtualHosts.prefix(for: "email.us-west-1.amazonaws.com") == "/ses")
         #expect(VirtualHosts.prefix(for: "email..amazonaws.com") == nil && VirtualHosts.prefix(for: "s3.amazonaws.com") == nil)
         let refused = ConnectPolicy(tls: nil).decide(HTTPRequest(method: .connect, target: "api.other.com:443"))
