@@ -4,6 +4,8 @@ import Glibc
 import UnderstudyHTTP
 import UnderstudyInbox
 import UnderstudyJOSE
+import UnderstudyMailAPIs
+import UnderstudyMailpit
 import UnderstudyProviders
 
 /// Builds the parts of the application from a configuration: shared by `serve` and the offline commands.
@@ -78,6 +80,8 @@ enum Assembly {
         FaultRoutes(board: faults, clock: clock).register(on: &router)
         NotificationRoutes.register(on: &router, providers: providers, loops: loops, clock: clock)
         InboxRoutes(inbox: inbox).register(on: &router)
+        MailpitRoutes(inbox: inbox, version: "understudy \(UnderstudyCLI.version)", clock: inbox.clock).register(on: &router)
+        EmailAPIRoutes(inbox: inbox, apiKey: configuration.mail.apiKey, clock: inbox.clock).register(on: &router)
         SystemRoutes.register(on: &router)
         return providers
     }
