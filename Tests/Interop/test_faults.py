@@ -108,3 +108,11 @@ def test_faults_from_the_configuration_and_the_cli(understudy_bin):
         assert bad.returncode == 64 and "fault must be one of" in bad.stderr
     finally:
         assert s.stop() == 0
+
+
+def test_the_real_host_paths_meet_the_same_faults(server):
+    add(server, target="keys", fault="503", provider="google", count=1)
+    r = requests.get(f"{server.http}/oauth2/v1/certs", headers={"Host": "www.googleapis.com"}, timeout=10)
+    assert r.status_code == 503 and r.headers["X-Understudy-Fault"] == "503"
+    again = requests.get(f"{server.http}/oauth2/v1/certs", headers={"Host": "www.googleapis.com"}, timeout=10)
+    assert again.status_code == 200 and again.json()
