@@ -54,12 +54,15 @@ struct SimpleHTTPClient {
             while let sizeLine = try socket.readLine() {
                 guard let size = Int(sizeLine.split(separator: ";").first.map(String.init)?.trimmingSpaces() ?? "", radix: 16) else { break }
                 if size == 0 { break }
+                guard size >= 0, body.count + size <= 64 << 20 else { throw BlockingSocket.Failure(description: "chunked response body over 64 MiB") }
                 body += try socket.read(count: size)
                 _ = try socket.readLine()
             }
             return Response(status: status, headers: headers, body: body)
         }
         if let length = response.header("Content-Length").flatMap({ Int($0) }) {
+            // The audit and notify talk to servers that are not Understudy: bound what they may send.
+            guard length <= 64 << 20 else { throw BlockingSocket.Failure(description: "response body of \(length) bytes is over 64 MiB") }
             return Response(status: status, headers: headers, body: try socket.read(count: length))
         }
         return Response(status: status, headers: headers, body: try socket.readToEnd())
