@@ -75,3 +75,23 @@ def test_cli_sends_consent_revoked_and_exits_1_when_the_app_refuses(server, app,
     usage = subprocess.run([understudy_bin, "notify", "apple", "--type", "account-delete", "--url", url],
                            capture_output=True, text=True, timeout=60)
     assert usage.returncode == 64 and "--email or sub is required" in usage.stderr
+
+
+def test_an_app_claiming_a_huge_body_is_an_error_not_a_hang(understudy_bin):
+    import socket
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+
+    def answer():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 999999999999\r\n\r\nx")
+        conn.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+    port = listener.getsockname()[1]
+    r = subprocess.run([understudy_bin, "notify", "apple", "--type", "account-delete", "--sub", "s",
+                        "--url", f"http://127.0.0.1:{port}/n"], capture_output=True, text=True, timeout=60)
+    listener.close()
+    assert r.returncode != 0 and "over 64 MiB" in r.stderr, r.stderr
