@@ -35,9 +35,9 @@ enum ScenariosCommand {
             output.out(listing.serialized() + "\n")
             return ExitCode.success
         }
-        var rows: [[String]] = [["scenario", "providers", "expected", profile.map { $0.name } ?? "why"]]
+        var rows: [[String]] = [["scenario", "providers", "expected", profile.map { $0.name } ?? "what it is; why"]]
         for s in Scenario.all where provider == nil || s.applies(to: provider!) {
-            var last = s.reason
+            var last = s.description + " " + s.expected.rawValue.capitalizedFirst + ": " + s.reason + "."
             if let profile {
                 let verdicts = s.providers.filter { provider == nil || $0 == provider }.compactMap { p -> String? in
                     guard s.expected == .depends, let v = profile.verdict(scenario: s.name, provider: p) else { return nil }
@@ -50,4 +50,8 @@ enum ScenariosCommand {
         output.out(Table.render(rows))
         return ExitCode.success
     }
+}
+
+extension String {
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }
