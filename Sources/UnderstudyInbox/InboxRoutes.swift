@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import UnderstudyExtract
 import UnderstudyHTTP
 import UnderstudyJSON
 import UnderstudyMIME
@@ -180,7 +181,15 @@ public struct InboxRoutes: Sendable {
 
     func detail(_ id: String) throws -> HTTPResponse {
         guard let stored = try inbox.store.message(id: id), let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
-        return .json(InboxJSON.detail(stored, mime: MIMEMessage(parsing: raw)))
+        var detail = InboxJSON.detail(stored, mime: MIMEMessage(parsing: raw))
+        detail["rejectedCodes"] = Self.rejectedCodes(stored)
+        return .json(detail)
+    }
+
+    /// What looked like a code in the message and why it was not taken ("looks like a year").
+    static func rejectedCodes(_ m: StoredMessage) -> JSONValue {
+        let rejected = Extractor.rejectedCandidates(subject: m.summary.subject, text: m.text, html: m.html)
+        return .array(rejected.map { ["raw": .string($0.raw), "reason": .string($0.reason), "source": .string($0.source.rawValue)] })
     }
 
     /// A part's decoded bytes, served so that nothing in a received mail runs on the API's origin:
@@ -301,18 +310,59 @@ public struct InboxRoutes: Sendable {
 
     func waitReply(_ params: WaitParameters, what: String, existing: @escaping @Sendable () -> JSONValue?,
                    match: @escaping @Sendable (DeliveredMessage) -> JSONValue?) -> HTTPReply {
-        let notFound = HTTPResponse.problem(.notFound, error: "nothing_arrived",
-                                            message: "no \(what) for \(params.to) arrived" + (params.wait > 0 ? " within \(params.wait) s" : "")
-                                                + "; check the address, or wait longer with wait=SECONDS (at most \(Self.maximumWait))")
         if params.wait == 0 {
-            return .response(existing().map { .json($0) } ?? notFound)
+            return .response(existing().map { .json($0) } ?? notFound(params, what: what))
         }
-        return .deferred { [inbox] promise in
+        return .deferred { [inbox, self] promise in
             let cancel = inbox.wait(for: params.to, timeout: .seconds(params.wait), existing: existing, match: match) { answer in
-                promise.succeed(answer.map { .json($0) } ?? notFound)
+                if let answer { return promise.succeed(.json(answer)) }
+                // The diagnosis reads the store: off whatever thread timed the wait out.
+                DispatchQueue.global().async { promise.succeed(notFound(params, what: what)) }
             }
             promise.onCancel(cancel)
         }
+    }
+
+    /// How many messages the diagnosis of a fruitless wait names.
+    static let diagnosedMessages = 10
+
+    /// The 404 of a wait that found nothing. When mail did arrive for the address, it says so,
+    /// names the messages, and says that none held what was asked for (`no_code_found`,
+    /// `no_link_found`): the address was right, the mail is the puzzle. Else `nothing_arrived`.
+    func notFound(_ params: WaitParameters, what: String) -> HTTPResponse {
+        let within = params.wait > 0 ? " within \(params.wait) s" : ""
+        let page = try? inbox.store.list(MessageFilter(to: params.to, after: params.after, limit: Self.diagnosedMessages))
+        guard let page, page.total > 0 else {
+            return .problem(.notFound, error: "nothing_arrived",
+                            message: "no \(what) for \(params.to) arrived\(within); check the address, "
+                                + "or wait longer with wait=SECONDS (at most \(Self.maximumWait))")
+        }
+        let isCode = what == "one-time code"
+        var messages: [JSONValue] = []
+        var named: [String] = []
+        for summary in page.items {
+            var entry: JSONValue = ["id": .string(summary.id), "subject": JSONValue(summary.subject),
+                                    "receivedAt": .string(Timestamp.format(milliseconds: summary.receivedAt))]
+            if let m = try? inbox.store.message(id: summary.id) {
+                if isCode {
+                    entry["rejectedCodes"] = Self.rejectedCodes(m)
+                } else {
+                    let links = (try? JSONValue.parse(m.linksJSON))?.arrayValue ?? []
+                    entry["linkPurposes"] = .array(links.compactMap { $0["purpose"] })
+                }
+            }
+            messages.append(entry)
+            named.append("\(summary.id) \"\(summary.subject ?? "")\"")
+        }
+        let count = page.total == 1 ? "1 message" : "\(page.total) messages"
+        let shown = page.total > page.items.count ? " (newest \(page.items.count) shown)" : ""
+        let message = "\(count) arrived for \(params.to)\(params.after == nil ? "" : " after the given 'after'")\(within), "
+            + "but none held a \(what): \(named.joined(separator: ", "))\(shown); "
+            + (isCode ? "GET /api/messages/{id} shows what looked like a code and why it was not taken"
+                      : "GET /api/messages/{id} lists each message's links and their purposes")
+        let body: JSONValue = ["error": .string(isCode ? "no_code_found" : "no_link_found"), "message": .string(message),
+                               "arrived": JSONValue(page.total), "messages": .array(messages)]
+        return .json(body, status: .notFound)
     }
 
     // MARK: Events
