@@ -55,13 +55,15 @@ let package = Package(
         .target(name: "UnderstudyInbox",
                 dependencies: ["UnderstudyStore", "UnderstudyMIME", "UnderstudyExtract", "UnderstudyHTTP", "UnderstudyJSON"],
                 path: "Sources/UnderstudyInbox"),
+        // The web UI at `/`: a page, a script and a style sheet embedded as constants, over the /api.
+        .target(name: "UnderstudyWebUI", dependencies: ["UnderstudyHTTP"], path: "Sources/UnderstudyWebUI"),
         // The local CA: issues the leaf certificates (JOSE's X.509) the TLS engine serves by SNI.
         .target(name: "UnderstudyCA", dependencies: ["UnderstudyTLS", "UnderstudyJOSE"], path: "Sources/UnderstudyCA"),
 
         // MARK: Application assembly and executables
         .target(name: "UnderstudyApp",
                 dependencies: ["UnderstudyHTTPServer", "UnderstudySMTPServer", "UnderstudyProviders",
-                               "UnderstudyInbox", "UnderstudyJOSE", "UnderstudyJSON",
+                               "UnderstudyInbox", "UnderstudyWebUI", "UnderstudyJOSE", "UnderstudyJSON",
                                "UnderstudyTLS", "UnderstudyTLSTransport", "UnderstudyCA"],
                 path: "Sources/UnderstudyApp"),
         .executableTarget(name: "understudy", dependencies: ["UnderstudyApp"], path: "Sources/understudy"),
@@ -82,6 +84,7 @@ let package = Package(
         .testTarget(name: "UnderstudyStoreTests", dependencies: ["UnderstudyStore"]),
         .testTarget(name: "UnderstudyProvidersTests", dependencies: ["UnderstudyProviders", "UnderstudyJOSE", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyInboxTests", dependencies: ["UnderstudyInbox", "UnderstudyHTTP"]),
+        .testTarget(name: "UnderstudyWebUITests", dependencies: ["UnderstudyWebUI", "UnderstudyHTTP"]),
         .testTarget(name: "UnderstudyAppTests",
                     dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON",
                                    "UnderstudyTLS", "UnderstudyCA", "UnderstudyTestSupport"]),

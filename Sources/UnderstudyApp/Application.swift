@@ -72,8 +72,9 @@ public final class Application: Sendable {
         self.inbox = inbox
 
         var router = Router()
+        let listening = ListenInfo()
         do {
-            try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, clock: clock)
+            try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, clock: clock, listening: listening)
         } catch {
             store.close()
             throw error
@@ -166,6 +167,8 @@ public final class Application: Sendable {
             store.close()
             throw StartupError("cannot listen for SMTPS on \(configuration.smtps ?? ""): \(error); choose another address with --smtps HOST:PORT (port 0 picks a free one)")
         }
+        listening.set(ListenInfo.Addresses(http: httpAddresses, https: self.httpsAddress, smtp: self.smtpAddress,
+                                           smtps: self.smtpsAddress, caCertificate: authority?.certificatePath))
         self.group = group
         self.workers = workers
         self.http = http

@@ -5,6 +5,7 @@ import UnderstudyHTTP
 import UnderstudyInbox
 import UnderstudyJOSE
 import UnderstudyProviders
+import UnderstudyWebUI
 
 /// Builds the parts of the application from a configuration: shared by `serve` and the offline commands.
 enum Assembly {
@@ -58,10 +59,12 @@ enum Assembly {
 
     /// Every HTTP route of the server.
     static func registerRoutes(on router: inout Router, configuration: Configuration, inbox: Inbox,
-                               clock: @escaping UnixClock = systemUnixClock) throws {
+                               clock: @escaping UnixClock = systemUnixClock, listening: ListenInfo = ListenInfo()) throws {
         try providerRoutes(configuration, clock: clock).register(on: &router)
         InboxRoutes(inbox: inbox).register(on: &router)
         SystemRoutes.register(on: &router)
+        SystemRoutes.registerInfo(on: &router, configuration: configuration, listening: listening)
+        WebUI().register(on: &router)
     }
 
 }

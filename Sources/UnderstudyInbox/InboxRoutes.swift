@@ -37,7 +37,10 @@ public struct InboxRoutes: Sendable {
         }
         indexed(.get, "/api/messages/:id/raw") { [self] _, p in raw(p["id"] ?? "") }
         indexed(.get, "/api/messages/:id/parts/:n") { [self] request, p in
-            respond { try part(p["id"] ?? "", p["n"] ?? "", view: Self.flag(request, "view"), images: Self.flag(request, "images")) }
+            respond {
+                try part(p["id"] ?? "", p["n"] ?? "", view: Self.flag(request, "view"), images: Self.flag(request, "images"),
+                         frame: Self.flag(request, "frame"))
+            }
         }
         indexed(.get, "/api/otp") { [self] request, _ in otp(request) }
         indexed(.get, "/api/links") { [self] request, _ in link(request) }
@@ -196,7 +199,7 @@ public struct InboxRoutes: Sendable {
     /// always under a sandbox CSP with `nosniff`; a type that is not known to be inert (HTML, SVG,
     /// XML, ...) is an attachment unless `view` asks to see it (still sandboxed, no script, no
     /// requests). `images` lets a viewed part load its images.
-    func part(_ id: String, _ number: String, view: Bool = false, images: Bool = false) throws -> HTTPResponse {
+    func part(_ id: String, _ number: String, view: Bool = false, images: Bool = false, frame: Bool = false) throws -> HTTPResponse {
         guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
         let mime = MIMEMessage(parsing: raw)
         guard let part = mime.part(number) else {
@@ -204,7 +207,7 @@ public struct InboxRoutes: Sendable {
                                              message: "message \(id) has no part '\(number)'; parts: \(mime.parts.map(\.partNumber).joined(separator: ", "))"))
         }
         var headers: HTTPHeaders = ["Content-Type": part.contentType + (part.charset.map { "; charset=\($0)" } ?? "")]
-        headers.add(name: "Content-Security-Policy", value: Self.sandboxPolicy(images: images))
+        headers.add(name: "Content-Security-Policy", value: Self.sandboxPolicy(images: images, frame: frame))
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
         let attachment = !view && (part.isAttachment || !Self.inertTypes.contains(part.contentType))
         var disposition = attachment ? "attachment" : "inline"
@@ -224,9 +227,12 @@ public struct InboxRoutes: Sendable {
                                           "image/webp", "image/avif", "image/bmp"]
 
     /// No script, no plugins, no requests, no framing: a received mail's content stays inert on
-    /// the API's origin. Styles inline in the mail still apply; images only when asked.
-    static func sandboxPolicy(images: Bool) -> String {
-        "sandbox; default-src 'none'; style-src 'unsafe-inline'; " + (images ? "img-src * data:; " : "") + "frame-ancestors 'none'"
+    /// the API's origin. Styles inline in the mail still apply; images only when asked. `frame`
+    /// (`?frame=1`, the web UI's message view) lets this origin's pages frame it: the sandbox
+    /// still gives it an opaque origin, so the frame reaches nothing of the UI or the API.
+    static func sandboxPolicy(images: Bool, frame: Bool = false) -> String {
+        "sandbox; default-src 'none'; style-src 'unsafe-inline'; " + (images ? "img-src * data:; " : "")
+            + (frame ? "frame-ancestors 'self'" : "frame-ancestors 'none'")
     }
 
     /// `?view=1` and the like.
