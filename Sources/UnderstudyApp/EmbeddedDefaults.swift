@@ -51,6 +51,10 @@ enum EmbeddedDefaults {
     "username": null,
     "password": null
   },
+  "log": {
+    "format": "text",
+    "quiet": false
+  },
   "server": {
     "allowHosts": [],
     "allowRemote": false,
