@@ -333,6 +333,7 @@ enum WebScript {
     const identity = h('select', { id: 'identity', onchange: () => { if (identity.value) email.value = identity.value; } },
       h('option', { value: '' }, '(type an address)'), (info.identities || []).map(i => h('option', { value: i.email }, i.name ? `${i.name} <${i.email}>` : i.email)));
     const email = h('input', { id: 'email', type: 'email', value: (info.identities || [])[0] ? info.identities[0].email : 'alice@example.com' });
+    identity.value = email.value;   // the first identity, when one is configured
     const aud = h('input', { id: 'aud', placeholder: 'default: the configured client id' });
     const platform = h('select', { id: 'platform' }, ['', 'web', 'ios', 'android'].map(p => h('option', { value: p }, p || '(none)')));
     const nonce = h('input', { id: 'nonce', placeholder: 'copied as is' });
