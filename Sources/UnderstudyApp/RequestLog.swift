@@ -92,10 +92,9 @@ final class RequestLog: Sendable {
     }
 
     func line(_ fields: [(String, Field)], time: timespec = RequestLog.wallClock()) -> [UInt8] {
-        let stamp = Self.timestamp(time)
         switch format {
         case .json:
-            var members: [(String, JSONValue)] = [("time", .string(stamp))]
+            var members: [(String, JSONValue)] = [("time", .string(Self.timestamp(time)))]
             for (name, field) in fields {
                 switch field {
                 case .text(let text): members.append((name, .string(text)))
@@ -106,18 +105,80 @@ final class RequestLog: Sendable {
             }
             return JSONValue.object(JSONObject(members)).serializedBytes() + [10]
         case .text:
-            var out = "time=" + stamp
+            // Bytes written directly: this runs once per request on the loops.
+            var out: [UInt8] = []
+            out.reserveCapacity(256)
+            out.append(contentsOf: "time=".utf8)
+            Self.appendTimestamp(time, to: &out)
             for (name, field) in fields {
-                out += " " + name + "="
+                out.append(UInt8(ascii: " "))
+                out.append(contentsOf: name.utf8)
+                out.append(UInt8(ascii: "="))
                 switch field {
-                case .text(let text): out += Self.logfmtValue(text)
-                case .number(let n): out += String(n)
-                case .list(let items): out += Self.logfmtValue(items.joined(separator: ","))
-                case .milliseconds(let ns): out += Self.milliseconds(ns)
+                case .text(let text): Self.appendLogfmt(text, to: &out)
+                case .number(let n): Self.appendDecimal(n, to: &out)
+                case .list(let items): Self.appendLogfmt(items.joined(separator: ","), to: &out)
+                case .milliseconds(let ns): Self.appendMilliseconds(ns, to: &out)
                 }
             }
-            return Array((out + "\n").utf8)
+            out.append(10)
+            return out
         }
+    }
+
+    static func appendLogfmt(_ text: String, to out: inout [UInt8]) {
+        let plain = !text.isEmpty && text.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "\\") }
+        if plain { out.append(contentsOf: text.utf8) } else { out.append(contentsOf: logfmtValue(text).utf8) }
+    }
+
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var n = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(n % 10)
+                n /= 10
+                count += 1
+            } while n > 0
+            out.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    /// `1.234` for 1,234,567 ns.
+    static func appendMilliseconds(_ nanoseconds: UInt64, to out: inout [UInt8]) {
+        let micros = nanoseconds / 1000
+        appendDecimal(Int64(clamping: micros / 1000), to: &out)
+        out.append(UInt8(ascii: "."))
+        let fraction = micros % 1000
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+    }
+
+    /// `2026-12-03T12:46:46.123Z`.
+    static func appendTimestamp(_ time: timespec, to out: inout [UInt8]) {
+        var seconds = time.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func digits(_ value: Int32, _ width: Int) {
+            var divisor: Int32 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(parts.tm_year + 1900, 4); out.append(UInt8(ascii: "-"))
+        digits(parts.tm_mon + 1, 2); out.append(UInt8(ascii: "-"))
+        digits(parts.tm_mday, 2); out.append(UInt8(ascii: "T"))
+        digits(parts.tm_hour, 2); out.append(UInt8(ascii: ":"))
+        digits(parts.tm_min, 2); out.append(UInt8(ascii: ":"))
+        digits(parts.tm_sec, 2); out.append(UInt8(ascii: "."))
+        digits(Int32(time.tv_nsec / 1_000_000), 3); out.append(UInt8(ascii: "Z"))
     }
 
     /// A logfmt value: bare when it has no space, quote, `=` or control character, else quoted
@@ -146,9 +207,9 @@ final class RequestLog: Sendable {
 
     /// `0.042` for 42 µs: milliseconds with three decimals.
     static func milliseconds(_ nanoseconds: UInt64) -> String {
-        let micros = nanoseconds / 1000
-        let fraction = String(micros % 1000)
-        return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        var out: [UInt8] = []
+        appendMilliseconds(nanoseconds, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func monotonicNow() -> UInt64 {
@@ -165,13 +226,9 @@ final class RequestLog: Sendable {
 
     /// `2026-12-03T12:46:46.123Z`.
     static func timestamp(_ time: timespec) -> String {
-        var seconds = time.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let millis = Int(time.tv_nsec / 1_000_000)
-        let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(ms)Z"
+        var out: [UInt8] = []
+        appendTimestamp(time, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Writing

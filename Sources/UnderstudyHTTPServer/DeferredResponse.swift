@@ -54,25 +54,23 @@ final class DeferredResponse: HTTPResponsePromise, @unchecked Sendable {
             guard version == .http1_1, method != .head else {
                 return start(CollectedBody(head: head, promise: self))   // no chunked framing: one response
             }
-            let first = state.withLock { state -> Bool in
-                if state.completed || state.cancelled { return false }
-                state.completed = true
-                state.cancelCallbacks = []
-                return true
-            }
-            guard first else { return }
+            guard takeCompletion() else { return }
             loop.execute { self.handler.deferredBecameStream(self, head: head, start: start) }
         }
     }
 
-    func succeed(_ response: HTTPResponse) {
-        let first = state.withLock { state -> Bool in
+    /// True for the first completion (a response or a stream), unless the client went away.
+    private func takeCompletion() -> Bool {
+        state.withLock { state -> Bool in
             if state.completed || state.cancelled { return false }
             state.completed = true
             state.cancelCallbacks = []
             return true
         }
-        guard first else { return }
+    }
+
+    func succeed(_ response: HTTPResponse) {
+        guard takeCompletion() else { return }
         // Serialized on the caller's thread; only the write happens on the loop.
         let bytes = HTTPSerializer.serialize(response, requestMethod: method, requestVersion: version,
                                              keepAlive: keepAlive, defaults: defaults)
