@@ -55,6 +55,14 @@ let package = Package(
         .target(name: "UnderstudyInbox",
                 dependencies: ["UnderstudyStore", "UnderstudyMIME", "UnderstudyExtract", "UnderstudyHTTP", "UnderstudyJSON"],
                 path: "Sources/UnderstudyInbox"),
+        // Mailpit's API v1 over the inbox, for test suites written against Mailpit.
+        .target(name: "UnderstudyMailpit",
+                dependencies: ["UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"],
+                path: "Sources/UnderstudyMailpit"),
+        // The HTTP email APIs (Resend, SendGrid, Postmark, Mailgun, SES) captured into the inbox.
+        .target(name: "UnderstudyMailAPIs",
+                dependencies: ["UnderstudyInbox", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"],
+                path: "Sources/UnderstudyMailAPIs"),
         // The web UI at `/`: a page, a script and a style sheet embedded as constants, over the /api.
         .target(name: "UnderstudyWebUI", dependencies: ["UnderstudyHTTP"], path: "Sources/UnderstudyWebUI"),
         // The local CA: issues the leaf certificates (JOSE's X.509) the TLS engine serves by SNI.
@@ -63,7 +71,7 @@ let package = Package(
         // MARK: Application assembly and executables
         .target(name: "UnderstudyApp",
                 dependencies: ["UnderstudyHTTPServer", "UnderstudySMTPServer", "UnderstudyProviders",
-                               "UnderstudyInbox", "UnderstudyWebUI", "UnderstudyJOSE", "UnderstudyJSON",
+                               "UnderstudyInbox", "UnderstudyMailpit", "UnderstudyMailAPIs", "UnderstudyWebUI", "UnderstudyJOSE", "UnderstudyJSON",
                                "UnderstudyTLS", "UnderstudyTLSTransport", "UnderstudyCA"],
                 path: "Sources/UnderstudyApp"),
         .executableTarget(name: "understudy", dependencies: ["UnderstudyApp"], path: "Sources/understudy"),
@@ -84,9 +92,13 @@ let package = Package(
         .testTarget(name: "UnderstudyStoreTests", dependencies: ["UnderstudyStore"]),
         .testTarget(name: "UnderstudyProvidersTests", dependencies: ["UnderstudyProviders", "UnderstudyJOSE", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyInboxTests", dependencies: ["UnderstudyInbox", "UnderstudyHTTP"]),
+        .testTarget(name: "UnderstudyMailAPIsTests",
+                    dependencies: ["UnderstudyMailAPIs", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"]),
+        .testTarget(name: "UnderstudyMailpitTests",
+                    dependencies: ["UnderstudyMailpit", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyWebUITests", dependencies: ["UnderstudyWebUI", "UnderstudyHTTP"]),
         .testTarget(name: "UnderstudyAppTests",
-                    dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON",
+                    dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyMailAPIs", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON",
                                    "UnderstudyTLS", "UnderstudyCA", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyTLSTests", dependencies: ["UnderstudyTLS", "COpenSSL", "CShims"], resources: [.copy("Fixtures")]),
         .testTarget(name: "UnderstudyTLSTransportTests",

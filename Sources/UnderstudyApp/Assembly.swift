@@ -4,6 +4,8 @@ import Glibc
 import UnderstudyHTTP
 import UnderstudyInbox
 import UnderstudyJOSE
+import UnderstudyMailAPIs
+import UnderstudyMailpit
 import UnderstudyProviders
 import UnderstudyWebUI
 
@@ -62,6 +64,8 @@ enum Assembly {
                                clock: @escaping UnixClock = systemUnixClock, listening: ListenInfo = ListenInfo()) throws {
         try providerRoutes(configuration, clock: clock).register(on: &router)
         InboxRoutes(inbox: inbox).register(on: &router)
+        MailpitRoutes(inbox: inbox, version: "understudy \(UnderstudyCLI.version)", clock: inbox.clock).register(on: &router)
+        EmailAPIRoutes(inbox: inbox, apiKey: configuration.mail.apiKey, clock: inbox.clock).register(on: &router)
         SystemRoutes.register(on: &router)
         SystemRoutes.registerInfo(on: &router, configuration: configuration, listening: listening)
         WebUI().register(on: &router)

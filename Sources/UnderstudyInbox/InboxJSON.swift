@@ -18,6 +18,7 @@ enum InboxJSON {
             "snippet": .string(s.snippet),
             "codes": JSONValue(s.codes),
             "attachments": JSONValue(attachments.filter { $0["inline"] == false }.count),
+            "source": .string(s.source ?? "smtp"),
         ]
     }
 
@@ -52,6 +53,7 @@ enum InboxJSON {
             "parts": .array(mime.parts.map(part)),
             "codes": JSONValue(s.codes),
             "links": (try? JSONValue.parse(m.linksJSON)) ?? [],
+            "source": .string(s.source ?? "smtp"),
         ]
     }
 

@@ -234,14 +234,14 @@ public struct InboxRoutes: Sendable {
 
     /// Types a browser shows without running anything: served inline. Everything else (HTML, SVG,
     /// XML, PDF, unknown types) is an attachment unless viewed on purpose.
-    static let inertTypes: Set<String> = ["text/plain", "text/csv", "image/png", "image/jpeg", "image/gif",
+    public static let inertTypes: Set<String> = ["text/plain", "text/csv", "image/png", "image/jpeg", "image/gif",
                                           "image/webp", "image/avif", "image/bmp"]
 
     /// No script, no plugins, no requests, no framing: a received mail's content stays inert on
     /// the API's origin. Styles inline in the mail still apply; images only when asked. `frame`
     /// (`?frame=1`, the web UI's message view) lets this origin's pages frame it: the sandbox
     /// still gives it an opaque origin, so the frame reaches nothing of the UI or the API.
-    static func sandboxPolicy(images: Bool, frame: Bool = false) -> String {
+    public static func sandboxPolicy(images: Bool, frame: Bool = false) -> String {
         "sandbox; default-src 'none'; style-src 'unsafe-inline'; " + (images ? "img-src * data:; " : "")
             + (frame ? "frame-ancestors 'self'" : "frame-ancestors 'none'")
     }
