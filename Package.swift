@@ -63,13 +63,15 @@ let package = Package(
         .target(name: "UnderstudyMailAPIs",
                 dependencies: ["UnderstudyInbox", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"],
                 path: "Sources/UnderstudyMailAPIs"),
+        // The web UI at `/`: a page, a script and a style sheet embedded as constants, over the /api.
+        .target(name: "UnderstudyWebUI", dependencies: ["UnderstudyHTTP"], path: "Sources/UnderstudyWebUI"),
         // The local CA: issues the leaf certificates (JOSE's X.509) the TLS engine serves by SNI.
         .target(name: "UnderstudyCA", dependencies: ["UnderstudyTLS", "UnderstudyJOSE"], path: "Sources/UnderstudyCA"),
 
         // MARK: Application assembly and executables
         .target(name: "UnderstudyApp",
                 dependencies: ["UnderstudyHTTPServer", "UnderstudySMTPServer", "UnderstudyProviders",
-                               "UnderstudyInbox", "UnderstudyMailpit", "UnderstudyMailAPIs", "UnderstudyJOSE", "UnderstudyJSON",
+                               "UnderstudyInbox", "UnderstudyMailpit", "UnderstudyMailAPIs", "UnderstudyWebUI", "UnderstudyJOSE", "UnderstudyJSON",
                                "UnderstudyTLS", "UnderstudyTLSTransport", "UnderstudyCA"],
                 path: "Sources/UnderstudyApp"),
         .executableTarget(name: "understudy", dependencies: ["UnderstudyApp"], path: "Sources/understudy"),
@@ -94,6 +96,7 @@ let package = Package(
                     dependencies: ["UnderstudyMailAPIs", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyMailpitTests",
                     dependencies: ["UnderstudyMailpit", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"]),
+        .testTarget(name: "UnderstudyWebUITests", dependencies: ["UnderstudyWebUI", "UnderstudyHTTP"]),
         .testTarget(name: "UnderstudyAppTests",
                     dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyMailAPIs", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON",
                                    "UnderstudyTLS", "UnderstudyCA", "UnderstudyTestSupport"]),

@@ -81,10 +81,11 @@ public final class Application: Sendable {
         var router = Router()
         let faults = Assembly.faultBoard(configuration, now: clock())
         let outbound = OutboundLoops()
+        let listening = ListenInfo()
         let providers: ProviderRoutes
         do {
             providers = try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, faults: faults,
-                                                    loops: outbound, clock: clock)
+                                                    loops: outbound, clock: clock, listening: listening)
         } catch {
             store.close()
             throw error
@@ -170,6 +171,8 @@ public final class Application: Sendable {
         do { self.smtpsAddress = try smtps?.start().description } catch {
             throw abandon("cannot listen for SMTPS on \(configuration.smtps ?? ""): \(error); \(retry("--smtps"))")
         }
+        listening.set(ListenInfo.Addresses(http: httpAddresses, https: self.httpsAddress, smtp: self.smtpAddress,
+                                           smtps: self.smtpsAddress, caCertificate: authority?.certificatePath))
         self.group = group
         self.workers = workers
         self.http = http

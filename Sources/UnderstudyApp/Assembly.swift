@@ -7,6 +7,7 @@ import UnderstudyJOSE
 import UnderstudyMailAPIs
 import UnderstudyMailpit
 import UnderstudyProviders
+import UnderstudyWebUI
 
 /// Builds the parts of the application from a configuration: shared by `serve` and the offline commands.
 enum Assembly {
@@ -74,7 +75,8 @@ enum Assembly {
     @discardableResult
     static func registerRoutes(on router: inout Router, configuration: Configuration, inbox: Inbox,
                                faults: FaultBoard = FaultBoard(), loops: OutboundLoops = OutboundLoops(),
-                               clock: @escaping UnixClock = systemUnixClock) throws -> ProviderRoutes {
+                               clock: @escaping UnixClock = systemUnixClock,
+                               listening: ListenInfo = ListenInfo()) throws -> ProviderRoutes {
         let providers = try providerRoutes(configuration, clock: clock)
         providers.register(on: &router)
         FaultRoutes(board: faults, clock: clock).register(on: &router)
@@ -83,6 +85,8 @@ enum Assembly {
         MailpitRoutes(inbox: inbox, version: "understudy \(UnderstudyCLI.version)", clock: inbox.clock).register(on: &router)
         EmailAPIRoutes(inbox: inbox, apiKey: configuration.mail.apiKey, clock: inbox.clock).register(on: &router)
         SystemRoutes.register(on: &router)
+        SystemRoutes.registerInfo(on: &router, configuration: configuration, listening: listening)
+        WebUI().register(on: &router)
         return providers
     }
 

@@ -53,6 +53,10 @@ enum MailCommands {
                 let what = kind == "otp" ? "one-time code" : purpose.map { "\($0) link" } ?? "link"
                 log.error("no \(what) for \(to) arrived" + (seconds > 0 ? " within \(seconds) s" : "")
                           + "; check the address, or wait longer with --wait SECONDS (at most 300)")
+            } else if response.status == 404, let error = response.json?["error"]?.stringValue,
+                      error == "no_code_found" || error == "no_link_found" {
+                // Mail arrived, but without what was asked for: the API's message names the messages.
+                log.error(problemMessage(response))
             } else if response.status == 400 {
                 throw UsageError(problemMessage(response))
             } else {

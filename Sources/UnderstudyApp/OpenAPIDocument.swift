@@ -101,7 +101,8 @@ enum OpenAPIDocument {
                 "get": ["summary": "One MIME part, decoded", "operationId": "getMessagePart",
                         "parameters": [parameter("id", in: "path", "Message id"), parameter("n", in: "path", "Part number, IMAP style: 1, 2.1"),
                                        parameter("view", in: "query", "1: show an HTML/SVG/XML part inline (still sandboxed) instead of as an attachment"),
-                                       parameter("images", in: "query", "1: let a viewed part load images")],
+                                       parameter("images", in: "query", "1: let a viewed part load images"),
+                                       parameter("frame", in: "query", "1: let pages of this origin frame the part (the web UI's message view); still sandboxed")],
                         "responses": ["200": ["description": "The part's bytes with its content type, under a sandbox Content-Security-Policy"],
                                       "404": problem("No such message or part")]],
             ],
@@ -118,7 +119,8 @@ enum OpenAPIDocument {
                             "code": ["type": "string"], "messageId": ["type": "string"], "subject": ["type": ["string", "null"]],
                             "receivedAt": ["type": "string", "format": "date-time"]]]),
                         "400": problem("A parameter is invalid"),
-                        "404": problem("Nothing arrived within the wait"),
+                        "404": json("Nothing arrived within the wait (nothing_arrived), or mail arrived without a code (no_code_found: "
+                                    + "how many, their ids and subjects, and what was rejected in each)", ["$ref": "#/components/schemas/NotFound"]),
                     ],
                 ],
             ],
@@ -137,9 +139,18 @@ enum OpenAPIDocument {
                             "url": ["type": "string"], "text": ["type": ["string", "null"]], "purpose": ["type": "string"],
                             "messageId": ["type": "string"]]]),
                         "400": problem("A parameter is invalid"),
-                        "404": problem("Nothing arrived within the wait"),
+                        "404": json("Nothing arrived within the wait (nothing_arrived), or mail arrived without such a link "
+                                    + "(no_link_found: how many, their ids, subjects and link purposes)", ["$ref": "#/components/schemas/NotFound"]),
                     ],
                 ],
+            ],
+            "/api/info": [
+                "get": ["summary": "What the server listens on, its client ids and identities (the web UI's start page)", "operationId": "info",
+                        "responses": ["200": json("Addresses and settings", ["type": "object", "properties": [
+                            "version": ["type": "string"], "http": ["type": "array", "items": ["type": "string"]],
+                            "https": ["type": ["string", "null"]], "smtp": ["type": ["string", "null"]], "smtps": ["type": ["string", "null"]],
+                            "caCertificate": ["type": ["string", "null"]], "apple": ["type": "object"], "google": ["type": "object"],
+                            "identities": ["type": "array", "items": ["type": "object"]]]])]],
             ],
             "/api/events": [
                 "get": ["summary": "Server-sent events: message, deleted, cleared", "operationId": "events",
@@ -164,6 +175,23 @@ enum OpenAPIDocument {
                 "Problem": [
                     "type": "object",
                     "properties": ["error": ["type": "string"], "message": ["type": "string"]],
+                    "required": ["error", "message"],
+                ],
+                "RejectedCode": [
+                    "type": "object",
+                    "properties": ["raw": ["type": "string"], "reason": ["type": "string"],
+                                   "source": ["type": "string", "enum": ["subject", "text", "html"]]],
+                ],
+                "NotFound": [
+                    "type": "object",
+                    "properties": [
+                        "error": ["type": "string", "enum": ["nothing_arrived", "no_code_found", "no_link_found"]], "message": ["type": "string"],
+                        "arrived": ["type": "integer"],
+                        "messages": ["type": "array", "items": ["type": "object", "properties": [
+                            "id": ["type": "string"], "subject": ["type": ["string", "null"]], "receivedAt": ["type": "string", "format": "date-time"],
+                            "rejectedCodes": ["type": "array", "items": ["$ref": "#/components/schemas/RejectedCode"]],
+                            "linkPurposes": ["type": "array", "items": ["type": "string"]]]]],
+                    ],
                     "required": ["error", "message"],
                 ],
                 "MessageSummary": [
@@ -194,7 +222,12 @@ enum OpenAPIDocument {
                         "attachments": ["type": "array", "items": ["type": "object", "properties": [
                             "part": ["type": "string"], "name": ["type": ["string", "null"]], "type": ["type": "string"],
                             "size": ["type": "integer"], "contentId": ["type": ["string", "null"]], "inline": ["type": "boolean"]]]],
+                        "parts": ["type": "array", "items": ["type": "object", "properties": [
+                            "part": ["type": "string"], "type": ["type": "string"], "name": ["type": ["string", "null"]],
+                            "size": ["type": "integer"], "attachment": ["type": "boolean"], "contentId": ["type": ["string", "null"]]]]],
                         "codes": ["type": "array", "items": ["type": "string"]],
+                        "rejectedCodes": ["type": "array", "description": "What looked like a code and why it was not taken",
+                                          "items": ["$ref": "#/components/schemas/RejectedCode"]],
                         "links": ["type": "array", "items": ["type": "object", "properties": [
                             "url": ["type": "string"], "text": ["type": ["string", "null"]],
                             "purpose": ["type": "string", "enum": ["verify-email", "magic-link", "reset-password", "unsubscribe", "other"]]]]],

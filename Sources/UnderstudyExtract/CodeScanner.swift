@@ -9,6 +9,24 @@ struct CodeScanner {
         var position: Int
     }
 
+    /// A code-shaped run that was not taken, and why (see `Extractor.rejectedCandidates`).
+    struct Rejection {
+        var raw: String
+        var reason: String
+        var position: Int
+    }
+
+    /// What one scan found; rejections are only collected when asked for (they cost strings).
+    private struct Findings {
+        var candidates: [Candidate] = []
+        var rejections: [Rejection]?
+
+        mutating func reject(_ document: TextDocument, _ start: Int, _ end: Int, _ reason: String) {
+            guard rejections != nil, rejections!.count < 64 else { return }
+            rejections!.append(Rejection(raw: document.string(start..<end), reason: reason, position: start))
+        }
+    }
+
     /// Documents shorter than this may yield an unannounced standalone 6-digit number.
     static let shortDocumentScalars = 2500
 
@@ -45,8 +63,20 @@ struct CodeScanner {
     }
 
     func scan() -> [Candidate] {
+        var findings = Findings()
+        scan(into: &findings)
+        return findings.candidates
+    }
+
+    /// The candidates, and the code-shaped runs that were rejected with the reason for each.
+    func diagnose() -> (candidates: [Candidate], rejections: [Rejection]) {
+        var findings = Findings(rejections: [])
+        scan(into: &findings)
+        return (findings.candidates, findings.rejections ?? [])
+    }
+
+    private func scan(into candidates: inout Findings) {
         let atoms = collectAtoms()
-        var candidates: [Candidate] = []
         var k = 0
         while k < atoms.count {
             var group = [atoms[k]]
@@ -57,8 +87,8 @@ struct CodeScanner {
                 let next = atoms[k + group.count]
                 guard let separator = joinSeparator(from: last.end, to: next.start) else { break }
                 let digitJoin = last.isDigits && next.isDigits && numericSeparators.contains(separator)
-                let alnumJoin = last.isUpperish && next.isUpperish && (3...4).contains(last.length)
-                    && (3...4).contains(next.length) && (separator == "-" || separator == " ")
+                let alnumJoin = last.isUpperish && next.isUpperish && (3...5).contains(last.length)
+                    && (3...5).contains(next.length) && (separator == "-" || separator == " ")
                 if numeric == nil {
                     if digitJoin { numeric = true } else if alnumJoin { numeric = false } else { break }
                 } else if numeric == true ? !digitJoin : !alnumJoin {
@@ -70,7 +100,6 @@ struct CodeScanner {
             k += group.count
             evaluate(group, separators: separators, numeric: numeric ?? group[0].isDigits, into: &candidates)
         }
-        return candidates
     }
 
     // MARK: Atoms and groups
@@ -117,11 +146,12 @@ struct CodeScanner {
                 atom.hasDigit = bits & 1 != 0
                 atom.hasUpper = bits & 2 != 0
                 atom.hasLower = bits & 4 != 0
-                // Runs of letters only are never codes and never join codes, and neither are runs
-                // of more than 8 that mix letters and digits (tokens, hashes, base64): skip them
-                // early. Long runs of digits stay, because they keep their neighbours from
-                // passing for codes ("12345678901-123456").
-                if atom.hasDigit ? (atom.length <= 8 || !atom.hasUpper && !atom.hasLower) : atom.length <= 4 {
+                // Runs of more than 10 that mix letters and digits (tokens, hashes, base64) are
+                // never codes and never join one, and neither are lower-case words or words
+                // longer than 10: skip them early. Long runs of digits stay, because they keep
+                // their neighbours from passing for codes ("12345678901-123456").
+                if atom.hasDigit ? (atom.length <= 10 || !atom.hasUpper && !atom.hasLower)
+                    : atom.length <= 4 || !atom.hasLower && atom.length <= 10 {
                     atoms.append(atom)
                 }
             }
@@ -145,7 +175,7 @@ struct CodeScanner {
     }
 
     private func evaluate(_ group: [Atom], separators: [Unicode.Scalar], numeric: Bool,
-                          into candidates: inout [Candidate]) {
+                          into candidates: inout Findings) {
         if group.count == 1 {
             consider(group[0].start, group[0].end, numeric: numeric, atoms: group, into: &candidates)
             return
@@ -155,12 +185,33 @@ struct CodeScanner {
         let equal = lengths.allSatisfy { $0 == lengths[0] }
         if numeric {
             // Times, dates, decimals, prices and phone numbers.
-            if separators.contains(where: { ":/.,(+".unicodeScalars.contains($0) }) { return }
-            if total > 8 { return }
+            if separators.contains(where: { ":/.,(+".unicodeScalars.contains($0) }) {
+                if (4...10).contains(total) {
+                    candidates.reject(document, group[0].start, group[group.count - 1].end,
+                                      "looks like a time, date, price or phone number (joined by \"\(separators[0])\")")
+                }
+                return
+            }
+            // Three groups of three (`123-456-789`, django-allauth's numeric codes).
+            if lengths == [3, 3, 3] {
+                consider(group[0].start, group[2].end, numeric: true, atoms: group, into: &candidates)
+                return
+            }
+            if total > 8 {
+                if total <= 12 {
+                    candidates.reject(document, group[0].start, group[group.count - 1].end,
+                                      "too many digits for a code; looks like a phone or account number")
+                }
+                return
+            }
             // One digit per box ("5 8 3 9 2 0", digits in separate table cells) or even groups.
             let boxes = lengths[0] == 1 && separators.allSatisfy { $0 == " " }
-            if equal, (2...4).contains(lengths[0]) || boxes, (4...8).contains(total), !looksLikeDate(group) {
-                consider(group[0].start, group[group.count - 1].end, numeric: true, atoms: group, into: &candidates)
+            if equal, (2...4).contains(lengths[0]) || boxes, (4...8).contains(total) {
+                if looksLikeDate(group) {
+                    candidates.reject(document, group[0].start, group[group.count - 1].end, "looks like a date")
+                } else {
+                    consider(group[0].start, group[group.count - 1].end, numeric: true, atoms: group, into: &candidates)
+                }
                 return
             }
             // Space-separated numbers that are not one grouped code are read one by one.
@@ -171,7 +222,7 @@ struct CodeScanner {
             }
             return
         }
-        if equal, (6...8).contains(total) {
+        if equal, (6...10).contains(total) {
             consider(group[0].start, group[group.count - 1].end, numeric: false, atoms: group, into: &candidates)
         } else {
             for atom in group {
@@ -193,29 +244,50 @@ struct CodeScanner {
     // MARK: One candidate
 
     private func consider(_ start: Int, _ end: Int, numeric: Bool, atoms: [Atom],
-                          into candidates: inout [Candidate]) {
+                          into candidates: inout Findings) {
         let length = atoms.reduce(0) { $0 + $1.length }
-        guard (4...8).contains(length) else { return }
+        let lettersOnly = !atoms.contains(where: \.hasDigit)
+        let longest = numeric ? (atoms.count == 3 && length == 9 ? 9 : 8) : 10
+        guard ((lettersOnly ? 6 : 4)...longest).contains(length) else { return }
         if numeric {
             guard atoms.allSatisfy(\.isDigits) else { return }
         } else {
-            guard atoms.allSatisfy(\.isUpperish), atoms.contains(where: \.hasDigit),
-                  atoms.contains(where: \.hasUpper) else { return }
+            guard atoms.allSatisfy(\.isUpperish), atoms.contains(where: \.hasUpper) else { return }
         }
         var value = ""
         for atom in atoms { value += digits(atom.start, atom.end) }
         if numeric {
             let number = Int(value) ?? 0
-            if length == 4, isYear(number) { return }
-            if length == 8, isCompactDate(value) { return }
+            if length == 4, isYear(number) { return candidates.reject(document, start, end, "looks like a year") }
+            if length == 8, isCompactDate(value) { return candidates.reject(document, start, end, "looks like a date (YYYYMMDD)") }
         }
-        guard !hasNegativeSurroundings(start, end) else { return }
-        guard let score = score(start, end, length: length, numeric: numeric) else { return }
-        candidates.append(Candidate(value: value, raw: document.string(start..<end), score: score, position: start))
+        if lettersOnly, let reason = wordReason(value) { return candidates.reject(document, start, end, reason) }
+        if let reason = negativeSurroundings(start, end) { return candidates.reject(document, start, end, reason) }
+        switch score(start, end, length: length, numeric: numeric, lettersOnly: lettersOnly, grouped: atoms.count > 1) {
+        case .accepted(let score):
+            candidates.candidates.append(Candidate(value: value, raw: document.string(start..<end), score: score, position: start))
+        case .rejected(let reason):
+            candidates.reject(document, start, end, reason)
+        }
+    }
+
+    /// Upper-case words that stand on a line of their own in auth mail (headings, buttons).
+    private static let capitalWords: Set<String> = [
+        "CONFIRM", "SUBMIT", "VERIFY", "LOGIN", "SIGNIN", "SIGNUP", "CANCEL", "RESET", "URGENT", "NOTICE",
+        "WARNING", "HTTPS", "STRONG", "SCHRITT", "SPRING", "THANKS", "SCHNELL",
+    ]
+
+    /// Why a run of capital letters is a word rather than a code: codes drawn from a consonant
+    /// alphabet (django-allauth) or from A-Z hold few vowels; words hold many.
+    private func wordReason(_ value: String) -> String? {
+        if Self.capitalWords.contains(value) { return "a common word in capitals" }
+        let vowels = value.unicodeScalars.filter { "AEIOU".unicodeScalars.contains($0) }.count
+        if vowels * 4 > value.unicodeScalars.count { return "letters only, with the vowels of a word" }
+        return nil
     }
 
     /// URLs, e-mail addresses, paths, entities, CSS colours, amounts and quantities.
-    private func hasNegativeSurroundings(_ start: Int, _ end: Int) -> Bool {
+    private func negativeSurroundings(_ start: Int, _ end: Int) -> String? {
         let n = document.count
         // The surrounding run of printable ASCII (a URL, e-mail address, path or identifier).
         var left = start
@@ -226,32 +298,32 @@ struct CodeScanner {
             var slashes = 0
             for i in left..<right where i < start || i >= end {
                 let c = document.narrow(i)
-                if "@=&?_\\#$%+|~".unicodeScalars.contains(c) { return true }
+                if "@=&?_\\#$%+|~".unicodeScalars.contains(c) { return "part of a URL, e-mail address or identifier" }
                 if c == "/" { slashes += 1 }
             }
-            if slashes > 0 { return true }
+            if slashes > 0 { return "part of a URL or path" }
             var i = left
             while i + 4 <= right {
                 if document.folded[i] == "w", document.folded[i + 1] == "w", document.folded[i + 2] == "w",
-                   document.folded[i + 3] == "." { return true }
+                   document.folded[i + 3] == "." { return "part of a web address" }
                 i += 1
             }
         }
         // A currency or number sign right before, a currency or percent sign right after.
-        if let before = neighbour(before: start), "$€£¥￥₩₹₽¢#№".unicodeScalars.contains(before) { return true }
-        if let after = neighbour(after: end), "%€£¥￥₩₹₽¢円元원‰".unicodeScalars.contains(after) { return true }
+        if let before = neighbour(before: start), "$€£¥￥₩₹₽¢#№".unicodeScalars.contains(before) { return "after a currency or number sign" }
+        if let after = neighbour(after: end), "%€£¥￥₩₹₽¢円元원‰".unicodeScalars.contains(after) { return "before a currency or percent sign" }
         // A unit after ("10 minutes", "1500 EUR") or a currency code before ("USD 1299").
         var unitStart = end
         if unitStart < n, document.scalars[unitStart] == " " { unitStart += 1 }
         if CodeKeywords.units.matches(in: document.folded, unitStart..<min(unitStart + 1, n)).contains(where: { $0.start == unitStart }) {
-            return true
+            return "followed by a unit (minutes, EUR...)"
         }
         let prefixRange = max(0, start - 5)..<start
         for match in CodeKeywords.currencyPrefixes.matches(in: document.folded, prefixRange)
             where match.end == start || (match.end == start - 1 && document.scalars[match.end] == " ") {
-            return true
+            return "after a currency code"
         }
-        return false
+        return nil
     }
 
     private func neighbour(before index: Int) -> Unicode.Scalar? {
@@ -268,7 +340,14 @@ struct CodeScanner {
 
     // MARK: Scoring
 
-    private func score(_ start: Int, _ end: Int, length: Int, numeric: Bool) -> Int? {
+    private enum Verdict {
+        case accepted(Int)
+        case rejected(String)
+    }
+
+    private static let disqualified = "a word nearby says it is something else (order, phone, zip code...)"
+
+    private func score(_ start: Int, _ end: Int, length: Int, numeric: Bool, lettersOnly: Bool, grouped: Bool) -> Verdict {
         let lineStart = document.lineStart(start)
         let lineEnd = document.lineEnd(end)
         let folded = document.folded
@@ -295,9 +374,9 @@ struct CodeScanner {
         let negativeBefore = negatives.filter { $0.end <= start }.map { start - $0.end }.min()
         let negativeAfter = negatives.filter { $0.start >= end }.map { $0.start - end }.min()
         if let negative = negativeBefore {
-            if positiveBeforeDistance.map({ negative < $0 }) ?? true { return nil }
+            if positiveBeforeDistance.map({ negative < $0 }) ?? true { return .rejected(Self.disqualified) }
         }
-        if negativeAfter != nil, positiveBeforeDistance == nil { return nil }
+        if negativeAfter != nil, positiveBeforeDistance == nil { return .rejected(Self.disqualified) }
 
         let standalone = isStandalone(start, end, lineStart: lineStart, lineEnd: lineEnd)
         var emphasised = false
@@ -319,27 +398,35 @@ struct CodeScanner {
                     !previousNegatives.contains { $0.start < match.end && match.start < $0.end }
                 }
                 if let last = kept.last {
-                    if previousNegatives.contains(where: { $0.start >= last.end }) { return nil }
+                    if previousNegatives.contains(where: { $0.start >= last.end }) { return .rejected(Self.disqualified) }
                     best = bonus
                     break
                 }
-                if !previousNegatives.isEmpty { return nil }
+                if !previousNegatives.isEmpty { return .rejected(Self.disqualified) }
                 previousEnd = previousStart - 1
             }
         }
 
         // A code on a marketing line ("Use code SAVE20 for 20% off") is a promotion.
         let lineWindow = max(lineStart, start - 200)..<min(lineEnd, end + 200)
-        if !CodeKeywords.promotional.matches(in: folded, lineWindow).isEmpty { return nil }
+        if !CodeKeywords.promotional.matches(in: folded, lineWindow).isEmpty { return .rejected("on a promotional line") }
 
         if best == 0, subjectAnnounces, standalone || emphasised {
             best = 35
         }
         if best == 0 {
             // Unannounced: only a standalone or emphasised 6-digit number in a short message.
-            guard numeric, length == 6, standalone || emphasised,
-                  document.count < Self.shortDocumentScalars else { return nil }
-            return 15 + (emphasised ? 10 : 0) + (standalone ? 5 : 0)
+            guard numeric, length == 6, standalone || emphasised else { return .rejected("no announcing word") }
+            guard document.count < Self.shortDocumentScalars else {
+                return .rejected("no announcing word, and the message is too long for an unannounced number")
+            }
+            return .accepted(15 + (emphasised ? 10 : 0) + (standalone ? 5 : 0))
+        }
+        // Capital letters alone are a code only in the shape codes take: groups (`KQFB-ZXWT`), or
+        // a line or emphasised cell of their own, never a word inside a sentence or a button.
+        if lettersOnly {
+            if anchored { return .rejected("letters only, inside a link") }
+            if !grouped, !standalone, !emphasised { return .rejected("letters only, inside a sentence") }
         }
         var score = best
         if emphasised { score += 20 }
@@ -351,7 +438,7 @@ struct CodeScanner {
         case 5, 7: score += 2
         default: break
         }
-        return score
+        return .accepted(score)
     }
 
     private func isStandalone(_ start: Int, _ end: Int, lineStart: Int, lineEnd: Int) -> Bool {

@@ -46,6 +46,22 @@ public struct ExtractedCode: Sendable, Hashable {
     public var confidence: Double { Double(min(max(score, 0), 100)) / 100 }
 }
 
+/// A run of a message that looked like a code but was not taken, and why
+/// (`Extractor.rejectedCandidates`): "looks like a year", "no announcing word"...
+public struct RejectedCode: Sendable, Hashable {
+    /// The run as written in the message.
+    public var raw: String
+    /// Why it is not a code, in words for a person.
+    public var reason: String
+    public var source: CodeSource
+
+    public init(raw: String, reason: String, source: CodeSource) {
+        self.raw = raw
+        self.reason = reason
+        self.source = source
+    }
+}
+
 /// What a link in a message is for.
 public enum LinkPurpose: String, Sendable, Hashable, CaseIterable {
     case verifyEmail = "verify-email"

@@ -62,6 +62,34 @@ public enum Extractor {
         return Extraction(codes: ranked, links: links.links)
     }
 
+    /// The code-shaped runs of a message that `extract` did not take, each once with the reason
+    /// (at most 64 per part), so a person can see what the extractor considered. Slower than
+    /// `extract`: meant for showing one message, not for ingest.
+    public static func rejectedCandidates(subject: String?, text: String?, html: String?) -> [RejectedCode] {
+        var rejected: [RejectedCode] = []
+        var seen: Set<String> = []
+        func add(_ rejections: [CodeScanner.Rejection], _ source: CodeSource) {
+            for r in rejections where seen.insert(r.raw + "\u{0}" + r.reason).inserted {
+                rejected.append(RejectedCode(raw: r.raw, reason: r.reason, source: source))
+            }
+        }
+        var subjectAnnounces = false
+        if let subject, !subject.isEmpty {
+            let document = TextDocument(plainText: subject)
+            let found = CodeScanner(document).diagnose()
+            add(found.rejections, .subject)
+            subjectAnnounces = found.candidates.isEmpty && CodeScanner.announces(document)
+        }
+        if let html, !html.isEmpty {
+            let parsed = HTMLTextExtractor.extract(html)
+            add(CodeScanner(parsed.document, subjectAnnounces: subjectAnnounces).diagnose().rejections, .html)
+        }
+        if let text, !text.isEmpty {
+            add(CodeScanner(TextDocument(plainText: text), subjectAnnounces: subjectAnnounces).diagnose().rejections, .text)
+        }
+        return rejected
+    }
+
     /// The text on the link's line before it and on the line above, at most 160 scalars.
     private static func context(_ document: TextDocument, before position: Int) -> [Unicode.Scalar] {
         let lineStart = document.lineStart(position)

@@ -14,8 +14,16 @@ enum LinkClassifier {
     static func classify(url: String, text: String?, context: () -> [Unicode.Scalar]) -> LinkPurpose {
         let parts = URLParts(url)
         if let purpose = explicitPurpose(parts) { return purpose }
-        if let purpose = pathPurpose(parts) { return purpose }
         let tokenish = parts.isTokenish
+        if let purpose = pathPurpose(parts) {
+            // `/verify` also ends sign-in links (Clerk's `/v1/verify?token=`): anchor text saying
+            // "sign in" decides between the two.
+            if purpose == .verifyEmail, let text,
+               textPurpose(text.unicodeScalars.map(TextDocument.fold), tokenish: tokenish) == .magicLink {
+                return .magicLink
+            }
+            return purpose
+        }
         if let text {
             let folded = text.unicodeScalars.map(TextDocument.fold)
             if let purpose = textPurpose(folded, tokenish: tokenish) { return purpose }
@@ -118,7 +126,9 @@ enum LinkClassifier {
         if has(PathWords.magic) { return .magicLink }
         if has(PathWords.reset) { return .resetPassword }
         if has(PathWords.verify) { return .verifyEmail }
-        if parts.isTokenish, has(PathWords.login) { return .magicLink }
+        // Keycloak's `/login-actions/action-token` carries every purpose in its token: the words
+        // around the link decide.
+        if parts.isTokenish, has(PathWords.login), !bytes.containsBytes(PathWords.keycloakActions) { return .magicLink }
         return nil
     }
 
@@ -127,6 +137,7 @@ enum LinkClassifier {
         static let unsubscribe = bytes(["unsubscribe", "unsub", "optout", "opt-out", "opt_out", "/preferences",
                                         "email-preferences", "email_preferences"])
         static let listManage = Array("list-manage.".utf8)
+        static let keycloakActions = Array("/login-actions/".utf8)
         static let magic = bytes(["magic-link", "magiclink", "magic_link", "/magic", "email-login", "login-link",
                                   "loginlink", "passwordless"])
         static let reset = bytes(["reset", "forgot", "recover", "password", "passwort"])

@@ -50,10 +50,17 @@ enum InboxJSON {
             "text": JSONValue(m.text),
             "html": JSONValue(m.html),
             "attachments": (try? JSONValue.parse(s.attachmentsJSON)) ?? [],
+            "parts": .array(mime.parts.map(part)),
             "codes": JSONValue(s.codes),
             "links": (try? JSONValue.parse(m.linksJSON)) ?? [],
             "source": .string(s.source ?? "smtp"),
         ]
+    }
+
+    /// A leaf part as `/api/messages/{id}/parts/{part}` serves it.
+    static func part(_ p: MIMEPart) -> JSONValue {
+        ["part": .string(p.partNumber), "type": .string(p.contentType), "name": JSONValue(p.filename),
+         "size": JSONValue(p.size), "attachment": .bool(p.isAttachment), "contentId": JSONValue(p.contentID)]
     }
 
     static func serverSentEvent(_ event: InboxEvent) -> [UInt8] {

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import UnderstudyExtract
 import UnderstudyHTTP
 import UnderstudyJSON
 import UnderstudyMIME
@@ -36,7 +37,10 @@ public struct InboxRoutes: Sendable {
         }
         indexed(.get, "/api/messages/:id/raw") { [self] _, p in raw(p["id"] ?? "") }
         indexed(.get, "/api/messages/:id/parts/:n") { [self] request, p in
-            respond { try part(p["id"] ?? "", p["n"] ?? "", view: Self.flag(request, "view"), images: Self.flag(request, "images")) }
+            respond {
+                try part(p["id"] ?? "", p["n"] ?? "", view: Self.flag(request, "view"), images: Self.flag(request, "images"),
+                         frame: Self.flag(request, "frame"))
+            }
         }
         indexed(.get, "/api/otp") { [self] request, _ in otp(request) }
         indexed(.get, "/api/links") { [self] request, _ in link(request) }
@@ -191,14 +195,22 @@ public struct InboxRoutes: Sendable {
 
     func detail(_ id: String) throws -> HTTPResponse {
         guard let stored = try inbox.store.message(id: id), let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
-        return .json(InboxJSON.detail(stored, mime: MIMEMessage(parsing: raw)))
+        var detail = InboxJSON.detail(stored, mime: MIMEMessage(parsing: raw))
+        detail["rejectedCodes"] = Self.rejectedCodes(stored)
+        return .json(detail)
+    }
+
+    /// What looked like a code in the message and why it was not taken ("looks like a year").
+    static func rejectedCodes(_ m: StoredMessage) -> JSONValue {
+        let rejected = Extractor.rejectedCandidates(subject: m.summary.subject, text: m.text, html: m.html)
+        return .array(rejected.map { ["raw": .string($0.raw), "reason": .string($0.reason), "source": .string($0.source.rawValue)] })
     }
 
     /// A part's decoded bytes, served so that nothing in a received mail runs on the API's origin:
     /// always under a sandbox CSP with `nosniff`; a type that is not known to be inert (HTML, SVG,
     /// XML, ...) is an attachment unless `view` asks to see it (still sandboxed, no script, no
     /// requests). `images` lets a viewed part load its images.
-    func part(_ id: String, _ number: String, view: Bool = false, images: Bool = false) throws -> HTTPResponse {
+    func part(_ id: String, _ number: String, view: Bool = false, images: Bool = false, frame: Bool = false) throws -> HTTPResponse {
         guard let raw = try inbox.store.raw(id: id) else { throw Self.notFound(id) }
         let mime = MIMEMessage(parsing: raw)
         guard let part = mime.part(number) else {
@@ -206,7 +218,7 @@ public struct InboxRoutes: Sendable {
                                              message: "message \(id) has no part '\(number)'; parts: \(mime.parts.map(\.partNumber).joined(separator: ", "))"))
         }
         var headers: HTTPHeaders = ["Content-Type": part.contentType + (part.charset.map { "; charset=\($0)" } ?? "")]
-        headers.add(name: "Content-Security-Policy", value: Self.sandboxPolicy(images: images))
+        headers.add(name: "Content-Security-Policy", value: Self.sandboxPolicy(images: images, frame: frame))
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
         let attachment = !view && (part.isAttachment || !Self.inertTypes.contains(part.contentType))
         var disposition = attachment ? "attachment" : "inline"
@@ -226,9 +238,12 @@ public struct InboxRoutes: Sendable {
                                           "image/webp", "image/avif", "image/bmp"]
 
     /// No script, no plugins, no requests, no framing: a received mail's content stays inert on
-    /// the API's origin. Styles inline in the mail still apply; images only when asked.
-    public static func sandboxPolicy(images: Bool) -> String {
-        "sandbox; default-src 'none'; style-src 'unsafe-inline'; " + (images ? "img-src * data:; " : "") + "frame-ancestors 'none'"
+    /// the API's origin. Styles inline in the mail still apply; images only when asked. `frame`
+    /// (`?frame=1`, the web UI's message view) lets this origin's pages frame it: the sandbox
+    /// still gives it an opaque origin, so the frame reaches nothing of the UI or the API.
+    public static func sandboxPolicy(images: Bool, frame: Bool = false) -> String {
+        "sandbox; default-src 'none'; style-src 'unsafe-inline'; " + (images ? "img-src * data:; " : "")
+            + (frame ? "frame-ancestors 'self'" : "frame-ancestors 'none'")
     }
 
     /// `?view=1` and the like.
@@ -315,11 +330,8 @@ public struct InboxRoutes: Sendable {
     /// for "nothing arrived".
     func waitReply(_ params: WaitParameters, what: String, existing: @escaping @Sendable () throws -> JSONValue?,
                    match: @escaping @Sendable (DeliveredMessage) -> JSONValue?) -> HTTPReply {
-        let notFound = HTTPResponse.problem(.notFound, error: "nothing_arrived",
-                                            message: "no \(what) for \(params.to) arrived" + (params.wait > 0 ? " within \(params.wait) s" : "")
-                                                + "; check the address, or wait longer with wait=SECONDS (at most \(Self.maximumWait))")
         if params.wait == 0 {
-            do { return .response(try existing().map { .json($0) } ?? notFound) } catch {
+            do { return .response(try existing().map { .json($0) } ?? notFound(params, what: what)) } catch {
                 return .response(storeFailure(error, while: "looking for a \(what) for \(params.to)"))
             }
         }
@@ -332,7 +344,9 @@ public struct InboxRoutes: Sendable {
                 }
             }
             let cancel = inbox.wait(for: params.to, timeout: .seconds(params.wait), existing: lookup, match: match) { answer in
-                promise.succeed(answer.map { .json($0) } ?? notFound)
+                if let answer { return promise.succeed(.json(answer)) }
+                // The diagnosis reads the store: off whatever thread timed the wait out.
+                DispatchQueue.global().async { promise.succeed(notFound(params, what: what)) }
             }
             if let error = failure.withLock({ $0 }) {
                 cancel()   // the waiter is dropped: its timeout finds nothing to answer
@@ -340,6 +354,48 @@ public struct InboxRoutes: Sendable {
             }
             promise.onCancel(cancel)
         }
+    }
+
+    /// How many messages the diagnosis of a fruitless wait names.
+    static let diagnosedMessages = 10
+
+    /// The 404 of a wait that found nothing. When mail did arrive for the address, it says so,
+    /// names the messages, and says that none held what was asked for (`no_code_found`,
+    /// `no_link_found`): the address was right, the mail is the puzzle. Else `nothing_arrived`.
+    func notFound(_ params: WaitParameters, what: String) -> HTTPResponse {
+        let within = params.wait > 0 ? " within \(params.wait) s" : ""
+        let page = try? inbox.store.list(MessageFilter(to: params.to, after: params.after, limit: Self.diagnosedMessages))
+        guard let page, page.total > 0 else {
+            return .problem(.notFound, error: "nothing_arrived",
+                            message: "no \(what) for \(params.to) arrived\(within); check the address, "
+                                + "or wait longer with wait=SECONDS (at most \(Self.maximumWait))")
+        }
+        let isCode = what == "one-time code"
+        var messages: [JSONValue] = []
+        var named: [String] = []
+        for summary in page.items {
+            var entry: JSONValue = ["id": .string(summary.id), "subject": JSONValue(summary.subject),
+                                    "receivedAt": .string(Timestamp.format(milliseconds: summary.receivedAt))]
+            if let m = try? inbox.store.message(id: summary.id) {
+                if isCode {
+                    entry["rejectedCodes"] = Self.rejectedCodes(m)
+                } else {
+                    let links = (try? JSONValue.parse(m.linksJSON))?.arrayValue ?? []
+                    entry["linkPurposes"] = .array(links.compactMap { $0["purpose"] })
+                }
+            }
+            messages.append(entry)
+            named.append("\(summary.id) \"\(summary.subject ?? "")\"")
+        }
+        let count = page.total == 1 ? "1 message" : "\(page.total) messages"
+        let shown = page.total > page.items.count ? " (newest \(page.items.count) shown)" : ""
+        let message = "\(count) arrived for \(params.to)\(params.after == nil ? "" : " after the given 'after'")\(within), "
+            + "but none held a \(what): \(named.joined(separator: ", "))\(shown); "
+            + (isCode ? "GET /api/messages/{id} shows what looked like a code and why it was not taken"
+                      : "GET /api/messages/{id} lists each message's links and their purposes")
+        let body: JSONValue = ["error": .string(isCode ? "no_code_found" : "no_link_found"), "message": .string(message),
+                               "arrived": JSONValue(page.total), "messages": .array(messages)]
+        return .json(body, status: .notFound)
     }
 
     // MARK: Events

@@ -333,6 +333,49 @@ import Glibc
         #expect(runCLI(["otp", "--to", "x@y", "--wait", "9999"]).status == 64)
     }
 
+    /// A wait that times out although mail arrived says how many messages, which, and that none
+    /// held a code (or a link of that purpose); the message shows what was rejected and why.
+    @Test func aFruitlessWaitSaysWhatArrivedAndWhy() throws {
+        let (app, http, smtp) = try Self.start()
+        defer { app.shutdown() }
+        let first = try smtp.send(from: "noreply@example.com", to: ["dora@example.com"],
+                                  message: Self.message(to: "dora@example.com", subject: "Welcome aboard",
+                                                        body: "Your verification code was sent in 2026. We have 583920 users."))
+        _ = try smtp.send(from: "noreply@example.com", to: ["dora@example.com"],
+                          message: Self.message(to: "dora@example.com", subject: "Second note", body: "Hello again"))
+        for query in ["/api/otp?to=dora@example.com", "/api/otp?to=dora@example.com&wait=1"] {
+            let r = try http.get(query, readTimeout: 20)
+            #expect(r.status == 404)
+            #expect(r.json?["error"] == "no_code_found", "\(r.text)")
+            #expect(r.json?["arrived"] == 2)
+            let message = r.json?["message"]?.stringValue ?? ""
+            #expect(message.contains("2 messages arrived for dora@example.com") && message.contains("none held a one-time code"), "\(message)")
+            #expect(message.contains("Welcome aboard") && message.contains("Second note"))
+            let listed = r.json?["messages"]?.arrayValue ?? []
+            #expect(listed.count == 2)
+            let welcome = listed.first { $0["subject"] == "Welcome aboard" }
+            #expect(first.hasSuffix(welcome?["id"]?.stringValue ?? "?"))
+            let reasons = (welcome?["rejectedCodes"]?.arrayValue ?? []).compactMap { $0["reason"]?.stringValue }
+            #expect(reasons.contains("looks like a year"), "\(reasons)")
+        }
+        // The same diagnosis on the message itself.
+        let id = try #require(http.get("/api/messages?to=dora@example.com&subject=Welcome").json?["messages"]?[0]?["id"]?.stringValue)
+        let detail = try http.get("/api/messages/\(id)").json
+        #expect(detail?["codes"] == [])
+        let rejected = detail?["rejectedCodes"]?.arrayValue ?? []
+        #expect(rejected.contains { $0["raw"] == "2026" && $0["reason"] == "looks like a year" }, "\(rejected)")
+        #expect(rejected.contains { $0["raw"] == "583920" && $0["reason"] == "followed by a unit (minutes, EUR...)" }, "\(rejected)")
+        // Links: the purposes that were there.
+        let link = try http.get("/api/links?to=dora@example.com&purpose=magic-link")
+        #expect(link.status == 404 && link.json?["error"] == "no_link_found", "\(link.text)")
+        #expect(link.json?["message"]?.stringValue?.contains("none held a magic-link link") == true)
+        // Another address still gets nothing_arrived; the CLI prints the diagnosis on stderr.
+        #expect(try http.get("/api/otp?to=nobody@example.com").json?["error"] == "nothing_arrived")
+        let cli = runCLI(["otp", "--server", "http://\(app.httpAddresses[0])", "--to", "dora@example.com"])
+        #expect(cli.status == 1 && cli.out.isEmpty)
+        #expect(cli.err.contains("2 messages arrived for dora@example.com") && cli.err.contains("Welcome aboard"), "\(cli.err)")
+    }
+
     /// otp exits 1 when nothing arrived (naming --wait, not the API's wait=), 69 when the server
     /// cannot be reached; an empty inbox says so on stderr.
     @Test func cliExitStatusesAndEmptyInbox() throws {

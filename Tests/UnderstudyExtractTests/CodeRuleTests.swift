@@ -206,6 +206,78 @@ import Testing
         #expect(Self.codes(text: line).first == value)
     }
 
+    // MARK: Shapes real services send
+
+    @Test(arguments: [
+        ("Your sign-in code is listed below.\n\nKQFB-ZXWT\n\nThanks", "KQFBZXWT", "KQFB-ZXWT"),
+        ("Your code is KQFB-ZXWT.", "KQFBZXWT", "KQFB-ZXWT"),
+        ("Verification code: KQFB ZXWT", "KQFBZXWT", "KQFB ZXWT"),
+        ("Your code:\n\nBCDFGH", "BCDFGH", "BCDFGH"),
+        ("Your code is listed below.\n\n123-456-789", "123456789", "123-456-789"),
+        ("Your code is 123 456 789", "123456789", "123 456 789"),
+        ("Your code is 123 456", "123456", "123 456"),
+        ("Your login code: 7KQ2M9XW4R", "7KQ2M9XW4R", "7KQ2M9XW4R"),
+        ("Your code: A7B2", "A7B2", "A7B2"),
+        ("验证码：K7Q2M9", "K7Q2M9", "K7Q2M9"),
+        ("OTP 48AB29", "48AB29", "48AB29"),
+    ])
+    func realServiceShapes(_ text: String, _ value: String, _ raw: String) {
+        let best = Extractor.extract(subject: nil, text: text, html: nil).bestCode
+        #expect(best?.value == value)
+        #expect(best?.raw == raw)
+    }
+
+    @Test func lettersInABigCellOrInTheSubject() {
+        let html = "<p>Enter this code:</p><p style=\"font-size:32px\">QWRT-PLKM</p>"
+        #expect(Self.codes(html: html) == ["QWRTPLKM"])
+        let subject = Extractor.extract(subject: "KQFB-ZXWT is your sign-in code", text: "Hi", html: nil).bestCode
+        #expect(subject?.value == "KQFBZXWT")
+    }
+
+    /// Capital words never pass for letter codes, even right after an announcement.
+    @Test(arguments: [
+        "Your verification code:\n\nHELLO",
+        "Your verification code:\n\nACTION REQUIRED",
+        "Your code:\n\nUSA",
+        "Your code is for the USA only",
+        "Your code is HELLO WORLD",
+        "Your code:\n\nWELCOME",
+        "Your code:\n\nCONFIRM",
+        "Your code:\n\nIMPORTANT",
+        "Verification code ACTION REQUIRED",
+        "HELLO\n\nACTION REQUIRED\n\nBCDFGH",
+        "Your code: BCDFGH",
+    ])
+    func capitalWordsAreNotCodes(_ text: String) {
+        #expect(Self.codes(text: text).isEmpty)
+    }
+
+    @Test func capitalButtonTextIsNotACode() {
+        #expect(Self.codes(html: "<p>Your verification code:</p><p><a href=\"https://x.test/\">BCDFGHJK</a></p>").isEmpty)
+    }
+
+    @Test(arguments: [
+        "Code questions? Call 1-800-555-0199.",
+        "Code line 555 123 4567",
+        "Your code plan: 123-456-7890",
+    ])
+    func groupedPhoneNumbers(_ line: String) {
+        #expect(Self.codes(text: line).isEmpty)
+    }
+
+    // MARK: Why not
+
+    @Test func rejectedCandidatesSayWhy() {
+        let rejected = Extractor.rejectedCandidates(
+            subject: "Your code", text: "Your verification code was sent in 2026.\nPrice 1299€\nWe have 583920 users.\nHELLO", html: nil)
+        let reasons = Dictionary(rejected.map { ($0.raw, $0.reason) }, uniquingKeysWith: { a, _ in a })
+        #expect(reasons["2026"] == "looks like a year")
+        #expect(reasons["1299"] == "before a currency or percent sign")
+        #expect(reasons["583920"] == "followed by a unit (minutes, EUR...)" || reasons["583920"] == "no announcing word")
+        #expect(rejected.allSatisfy { $0.source == .text })
+        #expect(Extractor.rejectedCandidates(subject: nil, text: "Your code is 482913", html: nil).isEmpty)
+    }
+
     @Test func subjectCodes() {
         let first = Extractor.extract(subject: "Your code is 123456", text: "Welcome", html: nil).bestCode
         #expect(first?.value == "123456")

@@ -33,7 +33,7 @@ import UnderstudyExtract
             }
             let extraction = Extractor.extract(subject: String(message.prefix(80)), text: message, html: message)
             for code in extraction.codes {
-                #expect((4...8).contains(code.value.unicodeScalars.count), "\(code)")
+                #expect((4...10).contains(code.value.unicodeScalars.count), "\(code)")
                 #expect(code.value.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("A"..."Z").contains($0) })
                 #expect((0...1).contains(code.confidence))
             }

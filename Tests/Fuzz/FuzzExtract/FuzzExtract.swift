@@ -7,7 +7,7 @@ import UnderstudyExtract
 /// `===== html` sections; see Tests/UnderstudyExtractTests/Corpus/README.md) is read as such, so
 /// the corpus seeds mean what they say. Any input is also extracted whole as text and as HTML, and
 /// cut where it says into a text part and an HTML part. The output must keep the contract the
-/// invariant tests check: codes of 4-8 digits or capitals, best first, confidence in 0...1,
+/// invariant tests check: codes of 4-10 digits or capitals, best first, confidence in 0...1,
 /// http(s) links only (no images), each once.
 enum FuzzExtract {
     static func run(_ bytes: [UInt8]) {
@@ -24,7 +24,7 @@ enum FuzzExtract {
 
     static func check(_ extraction: Extraction) {
         for code in extraction.codes {
-            FuzzCheck.expect((4...8).contains(code.value.unicodeScalars.count), "code \(code) is not 4-8 characters")
+            FuzzCheck.expect((4...10).contains(code.value.unicodeScalars.count), "code \(code) is not 4-10 characters")
             FuzzCheck.expect(code.value.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("A"..."Z").contains($0) },
                              "code \(code) has a character other than a digit or capital")
             FuzzCheck.expect((0...1).contains(code.confidence), "code \(code) has confidence outside 0...1")
