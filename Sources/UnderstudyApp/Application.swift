@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import UnderstudyGrants
 import UnderstudyHTTP
 import UnderstudyHTTPServer
 import UnderstudyInbox
@@ -28,6 +29,8 @@ public final class Application: Sendable {
     /// The local CA the HTTPS certificates come from (nil when nothing uses TLS).
     public let certificateAuthority: CertificateAuthority?
     public let inbox: Inbox
+    /// The web sign-in flows' codes, tokens and consents (`<data>-grants.sqlite`, else temporary).
+    public let grants: GrantStore
     /// Bound addresses, e.g. `127.0.0.1:7080` (the real port when 0 was asked for).
     public let httpAddresses: [String]
     public let smtpAddress: String
@@ -69,11 +72,20 @@ public final class Application: Sendable {
         }
         let inbox = Inbox(store: store, clock: { Self.milliseconds() }, report: { StandardOutput.write(2, $0 + "\n") })
         self.inbox = inbox
+        let grants: GrantStore
+        do {
+            grants = try GrantStore(location: configuration.dataPath.map { .file($0 + "-grants.sqlite") } ?? .temporary)
+        } catch {
+            store.close()
+            throw StartupError("cannot open the sign-in grants store \(configuration.dataPath.map { $0 + "-grants.sqlite" } ?? "(temporary)"): \(error); choose another file with --data PATH")
+        }
+        self.grants = grants
 
         var router = Router()
         do {
-            try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, clock: clock)
+            try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, grants: grants, clock: clock)
         } catch {
+            grants.close()
             store.close()
             throw error
         }
@@ -129,6 +141,7 @@ public final class Application: Sendable {
             group.shutdownGracefully(timeout: .seconds(1))
             workers.shutdown()
             store.close()
+            grants.close()
             throw StartupError("cannot listen for HTTP on \(configuration.http): \(error); choose another address with --http HOST:PORT (port 0 picks a free one)")
         }
         do {
@@ -138,6 +151,7 @@ public final class Application: Sendable {
             group.shutdownGracefully(timeout: .seconds(1))
             workers.shutdown()
             store.close()
+            grants.close()
             throw StartupError("cannot listen for HTTPS on \(configuration.https ?? ""): \(error); choose another address with --https HOST:PORT (port 0 picks a free one), or turn HTTPS off with --https null")
         }
         do {
@@ -148,6 +162,7 @@ public final class Application: Sendable {
             group.shutdownGracefully(timeout: .seconds(1))
             workers.shutdown()
             store.close()
+            grants.close()
             throw StartupError("cannot listen for SMTP on \(configuration.smtp): \(error); choose another address with --smtp HOST:PORT (port 0 picks a free one)")
         }
         do {
@@ -159,6 +174,7 @@ public final class Application: Sendable {
             group.shutdownGracefully(timeout: .seconds(1))
             workers.shutdown()
             store.close()
+            grants.close()
             throw StartupError("cannot listen for SMTPS on \(configuration.smtps ?? ""): \(error); choose another address with --smtps HOST:PORT (port 0 picks a free one)")
         }
         self.group = group
@@ -179,6 +195,7 @@ public final class Application: Sendable {
         group.shutdownGracefully(timeout: .seconds(5))
         workers.shutdown()
         inbox.close()
+        grants.close()
     }
 
     /// The CA in `--ca DIR`, else in the user's data directory, made there on first use.

@@ -1,10 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import UnderstudyGrants
 import UnderstudyHTTP
 import UnderstudyInbox
 import UnderstudyJOSE
 import UnderstudyProviders
+import UnderstudyWebFlows
 
 /// Builds the parts of the application from a configuration: shared by `serve` and the offline commands.
 enum Assembly {
@@ -57,9 +59,14 @@ enum Assembly {
     }
 
     /// Every HTTP route of the server.
-    static func registerRoutes(on router: inout Router, configuration: Configuration, inbox: Inbox,
+    static func registerRoutes(on router: inout Router, configuration: Configuration, inbox: Inbox, grants: GrantStore,
                                clock: @escaping UnixClock = systemUnixClock) throws {
-        try providerRoutes(configuration, clock: clock).register(on: &router)
+        var providers = try providerRoutes(configuration, clock: clock)
+        let flows = WebFlowRoutes(apple: providers.apple, google: providers.google, grants: grants,
+                                  settings: configuration.signIn, clock: clock)
+        providers.accessTokenInfo = { flows.accessTokenInfo($0) }
+        providers.register(on: &router)
+        flows.register(on: &router)
         InboxRoutes(inbox: inbox).register(on: &router)
         SystemRoutes.register(on: &router)
     }

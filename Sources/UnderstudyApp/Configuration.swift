@@ -1,6 +1,8 @@
 import UnderstudyCA
 import UnderstudyJSON
+import UnderstudyJOSE
 import UnderstudyProviders
+import UnderstudyWebFlows
 
 /// Mail sink settings.
 public struct MailSettings: Sendable {
@@ -39,6 +41,8 @@ public struct Configuration: Sendable {
     public var proxyPassthrough = false
     public var providers = ProviderSettings()
     public var mail = MailSettings()
+    /// The web sign-in flows: auto-approve and the configured clients.
+    public var signIn = SignInSettings()
 
     static let settings: [SettingSpec] = [
         SettingSpec("http", .string, "HTTP listen address, host:port (port 0 picks a free port)"),
@@ -78,6 +82,8 @@ public struct Configuration: Sendable {
         SettingSpec("mail.requireTLS", .boolean, "refuse MAIL, RCPT, DATA and AUTH with 530 until the client has started TLS"),
         SettingSpec("mail.username", .string, nullable: true, "SMTP AUTH user; null accepts any credentials"),
         SettingSpec("mail.password", .string, nullable: true, "SMTP AUTH password"),
+        SettingSpec("signIn.autoApprove", .boolean, alias: "--auto-approve", "complete an authorize request at once for the identity its login_hint names (CI); default false shows the sign-in page"),
+        SettingSpec("clients", .json, "web sign-in clients to enforce: [{provider, clientId, clientSecret, redirectUris, teamId, keyId, publicKey}]; empty accepts any client_id"),
     ]
 
     static func spec(forKey key: String) -> SettingSpec? { settings.first { $0.key == key } }
@@ -211,6 +217,8 @@ public struct Configuration: Sendable {
         if c.mail.requireTLS && !c.mail.startTLS && c.smtps == nil {
             throw .invalid("mail.requireTLS", "needs TLS to be possible: keep mail.startTLS on, or set smtps")
         }
+        c.signIn.autoApprove = get(tree, "signIn.autoApprove").boolValue ?? false
+        c.signIn.clients = ClientRegistry(try clients(get(tree, "clients")))
         c.mail.username = optional("mail.username")
         c.mail.password = optional("mail.password")
         if (c.mail.username == nil) != (c.mail.password == nil) {
@@ -239,6 +247,46 @@ public struct Configuration: Sendable {
             out.append(TestIdentity(email: email, name: o["name"]?.stringValue, givenName: o["givenName"]?.stringValue,
                                     familyName: o["familyName"]?.stringValue, picture: o["picture"]?.stringValue,
                                     sub: o["sub"]?.stringValue))
+        }
+        return out
+    }
+
+    static func clients(_ value: JSONValue) throws(ConfigurationError) -> [OAuthClient] {
+        if value.isNull { return [] }
+        guard let items = value.arrayValue else {
+            throw .invalid("clients", "must be an array of objects like {\"provider\": \"google\", \"clientId\": \"...\", \"redirectUris\": [\"...\"]}")
+        }
+        let fields = ["provider", "clientId", "clientSecret", "redirectUris", "teamId", "keyId", "publicKey"]
+        var out: [OAuthClient] = []
+        for (n, item) in items.enumerated() {
+            guard let o = item.objectValue else { throw .invalid("clients[\(n)]", "must be an object, got \(item.typeName)") }
+            for (k, v) in o {
+                guard fields.contains(k) else {
+                    throw .invalid("clients[\(n)].\(k)", "is not a known field; known fields: \(fields.joined(separator: ", "))")
+                }
+                if k == "redirectUris" {
+                    guard let list = v.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
+                        throw .invalid("clients[\(n)].redirectUris", "must be an array of strings")
+                    }
+                } else if v.stringValue == nil && !v.isNull {
+                    throw .invalid("clients[\(n)].\(k)", "must be a string, got \(v.typeName)")
+                }
+            }
+            guard let providerName = o["provider"]?.stringValue, let provider = FlowProvider(rawValue: providerName) else {
+                throw .invalid("clients[\(n)].provider", "is required: apple or google")
+            }
+            guard let clientID = o["clientId"]?.stringValue, !clientID.isEmpty else {
+                throw .invalid("clients[\(n)].clientId", "is required (Google: the OAuth client id; Apple: the Services ID)")
+            }
+            var publicKey: JWS.ES256.PublicKey?
+            if let pem = o["publicKey"]?.stringValue {
+                do { publicKey = try JWS.ES256.PublicKey(pemRepresentation: pem) } catch {
+                    throw .invalid("clients[\(n)].publicKey", "must be the P-256 public key of your .p8 key in PEM (-----BEGIN PUBLIC KEY-----): \(error)")
+                }
+            }
+            out.append(OAuthClient(provider: provider, clientID: clientID, clientSecret: o["clientSecret"]?.stringValue,
+                                   redirectURIs: o["redirectUris"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                                   teamID: o["teamId"]?.stringValue, keyID: o["keyId"]?.stringValue, publicKey: publicKey))
         }
         return out
     }

@@ -17,6 +17,8 @@ public struct ProviderRoutes: Sendable {
     private let appleKeyOrders: [HTTPResponse]
     private let googleJWKS: [UInt8]
     private let googleCerts: [UInt8]
+    /// Answers `tokeninfo?access_token=` (the web flows' access tokens live in their grant store).
+    public var accessTokenInfo: (@Sendable (String) -> HTTPResponse)?
 
     public init(apple: AppleProvider, google: GoogleProvider, clock: @escaping UnixClock) {
         self.apple = apple
@@ -74,9 +76,18 @@ public struct ProviderRoutes: Sendable {
         router.add(.get, "/google/oauth2/v3/certs") { [self] _, _ in .response(certsResponse(googleJWKS)) }
         router.add(.get, "/google/oauth2/v1/certs") { [self] _, _ in .response(certsResponse(googleCerts)) }
         // Verifying a signature is CPU work too.
-        router.add(.get, "/google/tokeninfo") { [self] request, _ in .blocking { .response(tokenInfo(request.queryValue("id_token"))) } }
+        router.add(.get, "/google/tokeninfo") { [self] request, _ in
+            if let access = request.queryValue("access_token"), let accessTokenInfo {
+                return .blocking { .response(accessTokenInfo(access)) }
+            }
+            return .blocking { .response(tokenInfo(request.queryValue("id_token"))) }
+        }
         router.add(.post, "/google/tokeninfo") { [self] request, _ in
             let form = (try? request.formBody()) ?? []
+            if let access = form.first(where: { $0.name == "access_token" })?.value ?? request.queryValue("access_token"),
+               let accessTokenInfo {
+                return .blocking { .response(accessTokenInfo(access)) }
+            }
             let token = form.first { $0.name == "id_token" }?.value ?? request.queryValue("id_token")
             return .blocking { .response(tokenInfo(token)) }
         }

@@ -1,4 +1,5 @@
 import Testing
+import UnderstudyGrants
 import UnderstudyTestSupport
 import UnderstudyJOSE
 import UnderstudyJSON
@@ -197,8 +198,10 @@ import UnderstudyJSON
     var router = Router()
     let store = try MessageStore(location: .temporary)
     defer { store.close() }
+    let grants = try GrantStore(location: .temporary)
+    defer { grants.close() }
     try Assembly.registerRoutes(on: &router, configuration: Configuration.load(configFile: nil, environment: [:], flags: [:]),
-                                inbox: Inbox(store: store, clock: { 0 }))
+                                inbox: Inbox(store: store, clock: { 0 }), grants: grants)
     let routed = Set(router.routes.filter { $0.pattern.hasPrefix("/api/") }.map { route in
         let path = route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
         return route.method.rawValue.lowercased() + " /" + path.joined(separator: "/")
