@@ -318,6 +318,28 @@ import UnderstudyWebFlows
         #expect(signed.status == 400 && signed.json?["error"] == "invalid_grant")
     }
 
+    @Test func loginDrivesAFlowFromTheCommandLine() throws {
+        let (app, _) = try ApplicationTests.start()
+        defer { app.shutdown() }
+        let url = "http://" + app.httpAddresses[0]
+        let apple = runCLI(["login", "apple", "--server", url, "--client-id", "com.example.web",
+                            "--redirect-uri", "https://app.example.com/cb", "--email", "frank@example.com", "--state", "st"])
+        #expect(apple.status == 0, "\(apple.err)")
+        let lines = apple.out.split(separator: "\n").map(String.init)
+        #expect(lines.contains("state=st") && lines.contains { $0.hasPrefix("code=c") } && lines.contains { $0.hasPrefix("id_token=ey") })
+        #expect(lines.contains { $0.hasPrefix("user={") && $0.contains("frank@example.com") })
+        #expect(apple.err.contains("form_post"))
+        let google = runCLI(["login", "google", "--server", url, "--client-id", "web", "--redirect-uri", "http://localhost:3000/cb",
+                             "--pkce", "--json"])
+        #expect(google.status == 0, "\(google.err)")
+        let json = try #require(try? JSONValue.parse(Array(google.out.utf8)))
+        #expect(json["code"]?.stringValue?.hasPrefix("4/0") == true && json["code_verifier"] != nil)
+        #expect(runCLI(["login", "google", "--server", url]).status == 64)
+        let refused = runCLI(["login", "apple", "--server", url, "--client-id", "x", "--redirect-uri", "https://a.example/cb",
+                              "--response-mode", "query"])
+        #expect(refused.status == 1 && refused.err.contains("form_post"))
+    }
+
     /// Every endpoint each discovery document names answers something other than 404, on
     /// localhost (path-routed) and as each real host (by Host header).
     @Test func everyAdvertisedEndpointExistsOnEveryHost() throws {
