@@ -1,0 +1,181 @@
+"""Real OAuth clients drive the web sign-in flows: authlib through Google's code flow with PKCE and
+nonce from the discovery document, and an Apple form_post flow parsed as a browser would, its code
+exchanged with an ES256 client secret made by PyJWT."""
+import base64
+import hashlib
+import html.parser
+import json
+import os
+import time
+import urllib.parse
+import warnings
+
+import jwt
+import pytest
+import requests
+from authlib.common.security import generate_token
+from authlib.integrations.requests_client import OAuth2Session
+with warnings.catch_warnings():
+    # authlib.jose is on its way to joserfc; its OIDC claim checks (CodeIDToken) still use it.
+    warnings.simplefilter("ignore")
+    from authlib.jose import JsonWebKey
+    from authlib.jose import jwt as authlib_jwt
+    from authlib.oidc.core import CodeIDToken
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from conftest import Server
+
+# The path-routed endpoints are plain HTTP on loopback.
+os.environ["AUTHLIB_INSECURE_TRANSPORT"] = "1"
+
+REDIRECT = "http://127.0.0.1:9/callback"
+
+
+@pytest.fixture(scope="module")
+def approving():
+    """A server that completes authorize at once for the login_hint (the CI path)."""
+    s = Server("--auto-approve", "true")
+    yield s
+    assert s.stop() == 0
+
+
+class Forms(html.parser.HTMLParser):
+    """Every form of a page with the fields a browser would submit (hidden, text, checked radios)."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.forms = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self.forms.append({"action": a.get("action", ""), "method": a.get("method", "get"), "fields": {}})
+        elif tag == "input" and self.forms:
+            kind = a.get("type", "text")
+            if kind == "hidden" or (kind == "radio" and "checked" in a):
+                self.forms[-1]["fields"][a["name"]] = a.get("value", "")
+
+
+def half_hash(value):
+    digest = hashlib.sha256(value.encode()).digest()[:16]
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def test_authlib_google_code_flow_with_pkce_nonce_refresh_and_revoke(approving):
+    discovery = requests.get(f"{approving.http}/google/.well-known/openid-configuration", timeout=10).json()
+    client_id = "web-client.apps.googleusercontent.com"
+    session = OAuth2Session(client_id, "any-secret", scope="openid email profile", redirect_uri=REDIRECT,
+                            code_challenge_method="S256", token_endpoint_auth_method="client_secret_basic")
+    verifier = generate_token(64)
+    nonce = generate_token(20)
+    url, state = session.create_authorization_url(discovery["authorization_endpoint"], code_verifier=verifier, nonce=nonce,
+                                                  login_hint="grace@example.com", access_type="offline",
+                                                  include_granted_scopes="true")
+    r = requests.get(url, allow_redirects=False, timeout=10)
+    assert r.status_code == 302, r.text
+    token = session.fetch_token(discovery["token_endpoint"], authorization_response=r.headers["Location"],
+                                code_verifier=verifier)
+    assert token["token_type"] == "Bearer" and "refresh_token" in token
+
+    jwks = JsonWebKey.import_key_set(requests.get(discovery["jwks_uri"], timeout=10).json())
+    claims = authlib_jwt.decode(token["id_token"], jwks, claims_cls=CodeIDToken,
+                                claims_options={"iss": {"values": [discovery["issuer"]]}},
+                                claims_params={"nonce": nonce, "client_id": client_id, "access_token": token["access_token"]})
+    claims.validate()   # signature above; iss, aud, exp, iat, nonce and at_hash here
+    assert claims["email"] == "grace@example.com" and claims["azp"] == client_id
+
+    info = session.get(discovery["userinfo_endpoint"], timeout=10)
+    assert info.status_code == 200 and info.json()["sub"] == claims["sub"]
+
+    refreshed = session.refresh_token(discovery["token_endpoint"], refresh_token=token["refresh_token"])
+    assert refreshed["access_token"] != token["access_token"]
+    assert session.get(discovery["userinfo_endpoint"], timeout=10).status_code == 200
+
+    revoked = session.revoke_token(discovery["revocation_endpoint"], token=refreshed["refresh_token"]
+                                   if "refresh_token" in refreshed else token["refresh_token"])
+    assert revoked.status_code == 200
+    after = session.get(discovery["userinfo_endpoint"], timeout=10)
+    assert after.status_code == 401 and after.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_google_prompt_none_without_a_session_is_login_required(approving):
+    r = requests.get(f"{approving.http}/google/o/oauth2/v2/auth", allow_redirects=False, timeout=10, params={
+        "client_id": "c", "redirect_uri": REDIRECT, "response_type": "code", "scope": "openid", "state": "s", "prompt": "none"})
+    assert r.status_code == 302
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(r.headers["Location"]).query)
+    assert query["error"] == ["login_required"] and query["state"] == ["s"]
+
+
+def apple_secret(key, client_id, team="TEAM123456", kid="KEY1234567"):
+    now = int(time.time())
+    return jwt.encode({"iss": team, "iat": now, "exp": now + 3600, "aud": "https://appleid.apple.com", "sub": client_id},
+                      key, algorithm="ES256", headers={"kid": kid})
+
+
+def apple_sign_in(server, browser, client_id, redirect, email, state, nonce):
+    """Authorize, then Continue on the sign-in page as `email`; returns the form_post form."""
+    discovery = requests.get(f"{server.http}/apple/.well-known/openid-configuration", timeout=10).json()
+    assert "code id_token" in discovery["response_types_supported"]
+    page = browser.get(discovery["authorization_endpoint"], timeout=10, params={
+        "client_id": client_id, "redirect_uri": redirect, "response_type": "code id_token",
+        "response_mode": "form_post", "scope": "name email", "state": state, "nonce": nonce})
+    assert page.status_code == 200 and "default-src 'none'" in page.headers["Content-Security-Policy"]
+    form = Forms(page.text).forms[0]
+    fields = dict(form["fields"], understudy_action="continue", understudy_email=email,
+                  understudy_given_name="Heidi", understudy_family_name="Klein")
+    action = urllib.parse.urljoin(page.url, form["action"])
+    done = browser.post(action, data=fields, timeout=10, allow_redirects=False)
+    assert done.status_code == 200, done.text
+    posted = Forms(done.text).forms[0]
+    assert posted["method"] == "post" and posted["action"] == redirect
+    return discovery, posted["fields"]
+
+
+def test_apple_form_post_flow_with_an_es256_client_secret(server):
+    client_id = "com.example.web"
+    redirect = "https://app.example.com/auth/apple/callback"
+    browser = requests.Session()
+    discovery, fields = apple_sign_in(server, browser, client_id, redirect, "heidi@example.com", "st-apple", "nonce-apple")
+    assert fields["state"] == "st-apple"
+    user = json.loads(fields["user"])
+    assert user == {"name": {"firstName": "Heidi", "lastName": "Klein"}, "email": "heidi@example.com"}
+    hybrid = jwt.decode(fields["id_token"], options={"verify_signature": False})
+    assert hybrid["c_hash"] == half_hash(fields["code"]) and hybrid["nonce"] == "nonce-apple"
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    exchange = {"client_id": client_id, "client_secret": apple_secret(pem, client_id), "code": fields["code"],
+                "grant_type": "authorization_code", "redirect_uri": redirect}
+    r = requests.post(discovery["token_endpoint"], data=exchange, timeout=10)
+    assert r.status_code == 200, r.text
+    token = r.json()
+    signing_key = jwt.PyJWKClient(discovery["jwks_uri"]).get_signing_key_from_jwt(token["id_token"])
+    claims = jwt.decode(token["id_token"], signing_key.key, algorithms=["RS256"], audience=client_id,
+                        issuer="https://appleid.apple.com")
+    assert claims["email"] == "heidi@example.com" and claims["at_hash"] == half_hash(token["access_token"])
+    assert claims["nonce"] == "nonce-apple"
+
+    reused = requests.post(discovery["token_endpoint"], data=exchange, timeout=10)
+    assert reused.status_code == 400 and reused.json()["error"] == "invalid_grant"
+
+    # The second consent of that identity for that client carries no user.
+    _, again = apple_sign_in(server, browser, client_id, redirect, "heidi@example.com", "st-2", "n-2")
+    assert "code" in again and "user" not in again
+
+    expired_secret = jwt.encode({"iss": "TEAM123456", "iat": 1, "exp": 2, "aud": "https://appleid.apple.com", "sub": client_id},
+                                pem, algorithm="ES256", headers={"kid": "KEY1234567"})
+    refused = requests.post(discovery["token_endpoint"], timeout=10, data={
+        "client_id": client_id, "client_secret": expired_secret, "grant_type": "refresh_token",
+        "refresh_token": token["refresh_token"]})
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_client"
+
+    revoke = requests.post(discovery["revocation_endpoint"], timeout=10, data={
+        "client_id": client_id, "client_secret": apple_secret(pem, client_id), "token": token["refresh_token"],
+        "token_type_hint": "refresh_token"})
+    assert revoke.status_code == 200
+    gone = requests.post(discovery["token_endpoint"], timeout=10, data={
+        "client_id": client_id, "client_secret": apple_secret(pem, client_id), "grant_type": "refresh_token",
+        "refresh_token": token["refresh_token"]})
+    assert gone.status_code == 400 and gone.json()["error"] == "invalid_grant"
