@@ -27,6 +27,8 @@ public struct WebFlowRoutes: Sendable {
             router.add(method, "/apple/auth/authorize") { [self] request, _ in .blocking { authorize(request, provider: .apple) } }
             router.add(method, "/google/v1/userinfo") { [self] request, _ in .blocking { .response(userInfo(request)) } }
             router.add(method, "/google/oauth2/v3/userinfo") { [self] request, _ in .blocking { .response(userInfo(request)) } }
+            // The older v1 shape (id, verified_email), still read by some libraries.
+            router.add(method, "/google/oauth2/v1/userinfo") { [self] request, _ in .blocking { .response(userInfo(request, v1: true)) } }
         }
         router.add(.post, "/google/token") { [self] request, _ in .blocking { .response(token(request, provider: .google)) } }
         router.add(.post, "/apple/auth/token") { [self] request, _ in .blocking { .response(token(request, provider: .apple)) } }
@@ -68,7 +70,9 @@ public struct WebFlowRoutes: Sendable {
                 }
                 return .response(try complete(parsed, choice: choice(forEmail: hint), hideEmail: false))
             }
-            if settings.autoApprove, let hint = parsed.loginHint {
+            // Without a login_hint, auto-approve signs in the first configured identity (clients
+            // such as Better Auth's send none).
+            if settings.autoApprove, let hint = parsed.loginHint ?? apple.provider.identities.first?.email {
                 guard Self.isEmail(hint) else {
                     return .response(PageStyle.errorPage(.invalidRequest("login_hint \(hint) is not an email address; auto-approve signs in the identity it names"), provider: provider))
                 }
@@ -354,7 +358,7 @@ public struct WebFlowRoutes: Sendable {
 
     // MARK: Userinfo, revoke, tokeninfo
 
-    func userInfo(_ request: HTTPRequest) -> HTTPResponse {
+    func userInfo(_ request: HTTPRequest, v1: Bool = false) -> HTTPResponse {
         let challenge = "Bearer realm=\"https://accounts.google.com/\", error=\"invalid_token\""
         func unauthorized() -> HTTPResponse {
             var r = FlowError.invalidToken("Invalid Credentials: send a live access token as Authorization: Bearer <token>").response
@@ -368,7 +372,7 @@ public struct WebFlowRoutes: Sendable {
             guard let token = try grants.liveToken(bearer, now: clock()), token.kind == .access, token.provider == "google",
                   let identity = SignedInIdentity(encoded: token.identity) else { return unauthorized() }
             let scopes = token.scope.split(separator: " ")
-            var body: JSONObject = ["sub": .string(identity.subject)]
+            var body: JSONObject = [v1 ? "id" : "sub": .string(identity.subject)]
             if scopes.contains("profile") {
                 if let name = identity.name { body["name"] = .string(name) }
                 if let given = identity.givenName { body["given_name"] = .string(given) }
@@ -376,7 +380,7 @@ public struct WebFlowRoutes: Sendable {
             }
             if scopes.contains("email") {
                 body["email"] = .string(identity.email)
-                body["email_verified"] = .bool(true)
+                body[v1 ? "verified_email" : "email_verified"] = .bool(true)
             }
             if let hd = identity.hd { body["hd"] = .string(hd) }
             return .json(.object(body), headers: ["Cache-Control": "no-store"])

@@ -340,6 +340,35 @@ import UnderstudyWebFlows
         #expect(refused.status == 1 && refused.err.contains("form_post"))
     }
 
+    /// A code given before a restart is redeemed after it, with `--data`; auto-approve without a
+    /// login_hint signs in the first configured identity.
+    @Test func grantsSurviveARestartWithData() throws {
+        let folder = try TemporaryFolder(prefix: "understudy-grants-data")
+        defer { folder.remove() }
+        let data = folder.path + "/store.sqlite"
+        let redirect = "https://app.example.com/cb"
+        let code: String
+        do {
+            let (app, client) = try ApplicationTests.start(["--auto-approve": "true", "--data": data])
+            let r = try client.get("/google/o/oauth2/v2/auth?" + Self.query([("client_id", "c"), ("redirect_uri", redirect),
+                                                                            ("response_type", "code"), ("scope", "openid email profile")]))
+            app.shutdown()
+            code = try #require(Self.parameters(r.header("Location"), after: "?")["code"])
+        }
+        let (app, client) = try ApplicationTests.start(["--data": data])
+        defer { app.shutdown() }
+        let token = try client.request("POST", "/google/token", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                       body: Self.form([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect), ("client_id", "c")]))
+        #expect(token.status == 200)
+        let access = try #require(token.json?["access_token"]?.stringValue)
+        let v1 = try client.request("GET", "/google/oauth2/v1/userinfo", headers: [("Authorization", "Bearer " + access)])
+        #expect(v1.json?["email"] == "alice@example.com" && v1.json?["verified_email"] == true && v1.json?["id"] != nil)
+        // The sign-in page now lists alice among the recent identities too (once: she is configured).
+        let page = try client.get("/google/o/oauth2/v2/auth?" + Self.query([("client_id", "c"), ("redirect_uri", redirect),
+                                                                           ("response_type", "code"), ("scope", "openid")]))
+        #expect(page.text.split(separator: "value=\"alice@example.com\"", omittingEmptySubsequences: false).count == 2)
+    }
+
     /// Every endpoint each discovery document names answers something other than 404, on
     /// localhost (path-routed) and as each real host (by Host header).
     @Test func everyAdvertisedEndpointExistsOnEveryHost() throws {
