@@ -49,6 +49,7 @@ public final class Application: Sendable {
         guard let smtpAddress = ListenAddress(configuration.smtp) else {
             throw ConfigurationError.invalid("smtp", "must be host:port, got '\(configuration.smtp)'")
         }
+        try Self.checkExposure(configuration)
         var httpsAddress: ListenAddress?
         if let https = configuration.https {
             guard let address = ListenAddress(https) else {
@@ -96,7 +97,11 @@ public final class Application: Sendable {
         serverConfiguration.threads = group.loops.count
         let workers = WorkerPool(threads: max(2, group.loops.count))
         serverConfiguration.workers = workers
-        let responder = VirtualHosts(next: router.freeze())
+        let responder = RequestGate(next: VirtualHosts(next: router.freeze()),
+                                    hosts: HostAllowList(allowHosts: configuration.server.allowHosts,
+                                                         publicURL: configuration.normalizedPublicURL,
+                                                         listenHosts: [httpAddress.host] + (httpsAddress.map { [$0.host] } ?? [])),
+                                    apiToken: configuration.server.apiToken)
         let tlsLayer = try authority.map { try Self.tlsLayer($0) }
         serverConfiguration.connect = ConnectPolicy(tls: tlsLayer, passThrough: configuration.proxyPassthrough).decide
         let http = HTTPServer(configuration: serverConfiguration, responder: responder, group: group)
@@ -183,6 +188,26 @@ public final class Application: Sendable {
         self.https = https
         self.smtp = smtp
         self.smtpsServer = smtps
+    }
+
+    /// Listen addresses beyond loopback (`0.0.0.0`, a LAN address), which expose the inbox and the
+    /// mint API to the network.
+    static func remoteListeners(_ configuration: Configuration) -> [String] {
+        [("http", configuration.http), ("https", configuration.https), ("smtp", configuration.smtp),
+         ("smtps", configuration.smtps)].compactMap { name, text in
+            guard let text, let address = ListenAddress(text), !ServerSettings.isLoopback(listenHost: address.host) else { return nil }
+            return "\(name) \(address)"
+        }
+    }
+
+    /// Refuses a listener beyond loopback unless an API token guards `/api` or `--allow-remote` says
+    /// the exposure is meant.
+    static func checkExposure(_ configuration: Configuration) throws {
+        let remote = remoteListeners(configuration)
+        guard !remote.isEmpty, configuration.server.apiToken == nil, !configuration.server.allowRemote else { return }
+        throw StartupError("refusing to listen beyond loopback (\(remote.joined(separator: ", "))) with an unauthenticated "
+            + "inbox and mint API: set an API token with --api-token TOKEN (UNDERSTUDY_SERVER_API_TOKEN), "
+            + "or pass --allow-remote if the network is trusted, or listen on 127.0.0.1")
     }
 
     /// Stops accepting, lets in-flight requests and sessions finish, joins the loop threads, and

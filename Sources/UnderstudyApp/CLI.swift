@@ -120,8 +120,11 @@ public enum UnderstudyCLI {
     static func settingOptions(where included: (String) -> Bool) -> [OptionSpec] {
         [OptionSpec("--config", "FILE", "Configuration file (JSON); default the embedded Config/understudy.json. [UNDERSTUDY_CONFIG]")]
             + Configuration.settings.filter { included($0.key) }.flatMap { spec in
-                [OptionSpec(spec.flag, spec.kind == .boolean ? "BOOL" : "VALUE", "\(spec.help) [\(spec.environmentVariable)]")]
-                    + (spec.alias.map { [OptionSpec($0, "VALUE", "Same as \(spec.flag).")] } ?? [])
+                // A list setting's flags repeat (values add up); a boolean's alias is a bare switch.
+                [OptionSpec(spec.flag, spec.kind == .boolean ? "BOOL" : "VALUE", repeatable: spec.kind == .stringList,
+                            "\(spec.help) [\(spec.environmentVariable)]")]
+                    + (spec.alias.map { [OptionSpec($0, spec.kind == .boolean ? nil : "VALUE", repeatable: spec.kind == .stringList,
+                                                    "Same as \(spec.flag).")] } ?? [])
             }
     }
 
@@ -130,7 +133,9 @@ public enum UnderstudyCLI {
     static func configuration(_ parsed: ParsedArguments, environment: [String: String]) throws -> Configuration {
         var flags: [String: String] = [:]
         for spec in Configuration.settings {
-            for flag in [spec.flag] + (spec.alias.map { [$0] } ?? []) { if let v = parsed.value(flag) { flags[flag] = v } }
+            for flag in [spec.flag] + (spec.alias.map { [$0] } ?? []) where parsed.has(flag) {
+                flags[flag] = spec.kind == .stringList ? parsed.all(flag).joined(separator: ",") : parsed.value(flag)
+            }
         }
         return try Configuration.load(configFile: parsed.value("--config"), environment: environment, flags: flags)
     }

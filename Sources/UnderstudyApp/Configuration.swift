@@ -41,6 +41,7 @@ public struct Configuration: Sendable {
     public var proxyPassthrough = false
     public var providers = ProviderSettings()
     public var mail = MailSettings()
+    public var server = ServerSettings()
     /// The web sign-in flows: auto-approve and the configured clients.
     public var signIn = SignInSettings()
 
@@ -82,6 +83,9 @@ public struct Configuration: Sendable {
         SettingSpec("mail.requireTLS", .boolean, "refuse MAIL, RCPT, DATA and AUTH with 530 until the client has started TLS"),
         SettingSpec("mail.username", .string, nullable: true, "SMTP AUTH user; null accepts any credentials"),
         SettingSpec("mail.password", .string, nullable: true, "SMTP AUTH password"),
+        SettingSpec("server.allowHosts", .stringList, alias: "--allow-host", "Host names answered besides localhost, loopback, the public URL's and the provider hosts (repeatable; * allows any)"),
+        SettingSpec("server.allowRemote", .boolean, alias: "--allow-remote", "allow listening beyond loopback without an API token"),
+        SettingSpec("server.apiToken", .string, nullable: true, alias: "--api-token", "when set, /api/* requires Authorization: Bearer <token>; listening beyond loopback needs it or --allow-remote"),
         SettingSpec("signIn.autoApprove", .boolean, alias: "--auto-approve", "complete an authorize request at once for the identity its login_hint names (CI); default false shows the sign-in page"),
         SettingSpec("clients", .json, "web sign-in clients to enforce: [{provider, clientId, clientSecret, redirectUris, teamId, keyId, publicKey}]; empty accepts any client_id"),
     ]
@@ -223,6 +227,12 @@ public struct Configuration: Sendable {
         c.mail.password = optional("mail.password")
         if (c.mail.username == nil) != (c.mail.password == nil) {
             throw .invalid("mail.username", "and mail.password must be set together (or both null to accept any credentials)")
+        }
+        c.server.allowHosts = list("server.allowHosts")
+        c.server.allowRemote = get(tree, "server.allowRemote").boolValue ?? false
+        c.server.apiToken = optional("server.apiToken")
+        if c.server.apiToken?.isEmpty == true {
+            throw .invalid("server.apiToken", "must not be empty; give a long random string, or null for no token")
         }
         return c
     }

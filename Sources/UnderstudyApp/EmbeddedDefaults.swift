@@ -54,6 +54,11 @@ enum EmbeddedDefaults {
     "requireTLS": false,
     "username": null,
     "password": null
+  },
+  "server": {
+    "allowHosts": [],
+    "allowRemote": false,
+    "apiToken": null
   }
 }
 """#

@@ -99,8 +99,11 @@ enum OpenAPIDocument {
             ],
             "/api/messages/{id}/parts/{n}": [
                 "get": ["summary": "One MIME part, decoded", "operationId": "getMessagePart",
-                        "parameters": [parameter("id", in: "path", "Message id"), parameter("n", in: "path", "Part number, IMAP style: 1, 2.1")],
-                        "responses": ["200": ["description": "The part's bytes with its content type"], "404": problem("No such message or part")]],
+                        "parameters": [parameter("id", in: "path", "Message id"), parameter("n", in: "path", "Part number, IMAP style: 1, 2.1"),
+                                       parameter("view", in: "query", "1: show an HTML/SVG/XML part inline (still sandboxed) instead of as an attachment"),
+                                       parameter("images", in: "query", "1: let a viewed part load images")],
+                        "responses": ["200": ["description": "The part's bytes with its content type, under a sandbox Content-Security-Policy"],
+                                      "404": problem("No such message or part")]],
             ],
             "/api/otp": [
                 "get": [

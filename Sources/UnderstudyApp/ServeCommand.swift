@@ -28,6 +28,11 @@ enum ServeCommand {
         TerminationSignal.blockInCurrentThread()
         let app = try Application(configuration: configuration)
         let log = Logger(output: output)
+        for listener in Application.remoteListeners(configuration) {
+            log.warning("\(listener) listens beyond loopback; anyone who can reach it can "
+                        + (configuration.server.apiToken == nil ? "read the inbox and mint tokens (no API token is set)"
+                                                               : "send mail and fetch keys (/api needs the API token)"))
+        }
         for address in app.httpAddresses { log.info("http listening on http://\(address)") }
         if let https = app.httpsAddress, let ca = app.certificateAuthority {
             log.info("https listening on https://\(https) as \(VirtualHosts.hosts.joined(separator: ", ")) and localhost")

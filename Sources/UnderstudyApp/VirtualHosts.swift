@@ -66,14 +66,9 @@ struct VirtualHosts: HTTPResponder {
         return nil
     }
 
-    /// `AppleID.Apple.com.:443` -> `appleid.apple.com`; IPv6 literals keep their brackets off.
+    /// `AppleID.Apple.com.:443` -> `appleid.apple.com`, `[::1]:7443` -> `::1`; "" when it is not
+    /// `host[:port]` (one parser for routing, the allow-list and CONNECT: `HostAllowList.hostname`).
     static func hostname(_ authority: String) -> String {
-        var text = Substring(authority.lowercased())
-        if text.hasPrefix("[") {
-            return String(text.dropFirst().prefix { $0 != "]" })
-        }
-        if let colon = text.lastIndex(of: ":") { text = text[..<colon] }
-        while text.hasSuffix(".") { text = text.dropLast() }
-        return String(text)
+        HostAllowList.hostname(ofHeader: authority) ?? ""
     }
 }

@@ -165,7 +165,8 @@ final class HTTPConnectionHandler: ConnectionHandler {
     /// A CONNECT is the last request of a connection: refused (and closed), or answered 200 and the
     /// connection handed to what serves the tunnel, with any bytes the client sent after the head.
     private func refuseConnect(_ response: HTTPResponse) {
-        enqueue(HTTPSerializer.serialize(response, requestMethod: .connect, keepAlive: false), closeAfter: true)
+        enqueue(HTTPSerializer.serialize(response, requestMethod: .connect, requestVersion: .http1_1, keepAlive: false,
+                                         defaults: configuration.defaultResponseHeaders), closeAfter: true)
     }
 
     private func handleConnect(_ request: HTTPRequest) {
