@@ -6,6 +6,8 @@ import hashlib
 import html.parser
 import json
 import os
+import pathlib
+import shutil
 import time
 import urllib.parse
 import warnings
@@ -179,3 +181,147 @@ def test_apple_form_post_flow_with_an_es256_client_secret(server):
         "client_id": client_id, "client_secret": apple_secret(pem, client_id), "grant_type": "refresh_token",
         "refresh_token": token["refresh_token"]})
     assert gone.status_code == 400 and gone.json()["error"] == "invalid_grant"
+
+
+class RelyingParty:
+    """A tiny web app with "Sign in with Apple": /login sets a SameSite=Lax cookie and sends the
+    browser to appleid.apple.com; /callback takes Apple's form_post and exchanges the code."""
+
+    def __init__(self, understudy, client_id="com.example.web"):
+        import http.server
+        import threading
+        self.client_id = client_id
+        self.received = None
+        self.arrived = threading.Event()
+        key = ec.generate_private_key(ec.SECP256R1())
+        self.pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        rp = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                if self.path != "/login":
+                    self.send_error(404)
+                    return
+                query = urllib.parse.urlencode({
+                    "client_id": rp.client_id, "redirect_uri": rp.redirect, "response_type": "code id_token",
+                    "response_mode": "form_post", "scope": "name email", "state": "rp-state", "nonce": "rp-nonce"})
+                self.send_response(302)
+                self.send_header("Set-Cookie", "rp_state=rp-state; Path=/; HttpOnly; SameSite=Lax")
+                self.send_header("Location", "https://appleid.apple.com/auth/authorize?" + query)
+                self.end_headers()
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", "0"))
+                fields = dict(urllib.parse.parse_qsl(self.rfile.read(length).decode()))
+                token = requests.post(f"{understudy.http}/apple/auth/token", timeout=10, data={
+                    "client_id": rp.client_id, "client_secret": apple_secret(rp.pem, rp.client_id), "code": fields.get("code", ""),
+                    "grant_type": "authorization_code", "redirect_uri": rp.redirect}).json()
+                rp.received = {"fields": fields, "cookie": self.headers.get("Cookie"), "token": token}
+                email = jwt.decode(token.get("id_token", ""), options={"verify_signature": False}).get("email") if "id_token" in token else None
+                body = f"<!DOCTYPE html><title>RP</title><h1>Signed in as {email}</h1>".encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                rp.arrived.set()
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.redirect = self.base + "/callback"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+
+
+class DevTools:
+    """Chromium over the DevTools protocol: one page, commands answered by id."""
+
+    def __init__(self, ws_url):
+        import websocket
+        self.ws = websocket.create_connection(ws_url, timeout=30)
+        self.next_id = 0
+
+    def call(self, method, **params):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.ws.recv())
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+
+    def evaluate(self, expression):
+        return self.call("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
+
+    def wait_for(self, expression, seconds=30):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {expression}; at {self.evaluate('location.href')}")
+
+
+def artifact_dir(tmp_path):
+    """Screenshots are kept under .build/interop-artifacts (and in pytest's tmp_path)."""
+    root = pathlib.Path(__file__).resolve().parents[2] / ".build" / "interop-artifacts"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_headless_chromium_signs_in_through_the_page_and_the_cross_site_form_post(server, tmp_path):
+    import subprocess
+    rp = RelyingParty(server)
+    profile = tmp_path / "profile"
+    https_port = server.https.rsplit(":", 1)[1]
+    browser = subprocess.Popen([
+        "chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+        f"--user-data-dir={profile}", "--remote-debugging-port=0", "--window-size=900,1100",
+        f"--host-resolver-rules=MAP appleid.apple.com 127.0.0.1:{https_port}", "--ignore-certificate-errors",
+        "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 60
+        while not (port_file.exists() and port_file.read_text().count("\n") >= 1):
+            assert browser.poll() is None and time.monotonic() < deadline, "chromium did not start"
+            time.sleep(0.1)
+        port = port_file.read_text().split("\n")[0]
+        pages = requests.get(f"http://127.0.0.1:{port}/json/list", timeout=10).json()
+        tools = DevTools(next(p for p in pages if p["type"] == "page")["webSocketDebuggerUrl"])
+        tools.call("Page.enable")
+        tools.call("Page.navigate", url=rp.base + "/login")
+        tools.wait_for("location.host === 'appleid.apple.com' && document.readyState === 'complete' && !!document.querySelector('button[value=continue]')")
+        shot = base64.b64decode(tools.call("Page.captureScreenshot", format="png")["data"])
+        assert shot[:8] == b"\x89PNG\r\n\x1a\n"
+        (tmp_path / "sign-in-page.png").write_bytes(shot)
+        (artifact_dir(tmp_path) / "sign-in-page.png").write_bytes(shot)
+        assert "Choose a test identity" in tools.evaluate("document.body.innerText")
+        # DevTools evaluation is not bound by the page's CSP; the page itself runs no script.
+        tools.evaluate("document.querySelector('input[name=understudy_email]').value = 'ivan@example.com';"
+                       "document.querySelector('input[name=understudy_given_name]').value = 'Ivan';"
+                       "document.querySelector('button[value=continue]').click(); true")
+        assert rp.arrived.wait(30), "the form_post never reached the relying party"
+        tools.wait_for("document.body && document.body.innerText.includes('Signed in as')")
+        assert "Signed in as ivan@example.com" in tools.evaluate("document.body.innerText")
+        received = rp.received
+        assert received["fields"]["state"] == "rp-state"
+        assert json.loads(received["fields"]["user"])["email"] == "ivan@example.com"
+        assert "access_token" in received["token"], received["token"]
+        # Apple's form_post is a cross-site POST: the relying party's SameSite=Lax cookie stays
+        # behind, as it does against the real appleid.apple.com (better-auth #5243).
+        assert "rp_state" not in (received["cookie"] or "")
+    finally:
+        browser.terminate()
+        try:
+            browser.wait(15)
+        except subprocess.TimeoutExpired:
+            browser.kill()
+        rp.close()
