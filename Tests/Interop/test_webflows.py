@@ -37,7 +37,7 @@ REDIRECT = "http://127.0.0.1:9/callback"
 @pytest.fixture(scope="module")
 def approving():
     """A server that completes authorize at once for the login_hint (the CI path)."""
-    s = Server("--auto-approve", "true")
+    s = Server("--auto-approve")
     yield s
     assert s.stop() == 0
 
