@@ -14,6 +14,9 @@ public final class GrantStore: Sendable {
     static let retention: Int64 = 24 * 3600
     /// Recent identities kept for the sign-in page.
     public static let recentLimit = 20
+    /// Tokens kept at most; past it the oldest are dropped (refresh tokens otherwise live until
+    /// revoked, and a load test would grow the file without end).
+    public static let tokenLimit = 100_000
 
     public init(location: DatabasePool.Location) throws {
         pool = try DatabasePool(location: location, migrator: Self.migrator)
@@ -60,6 +63,7 @@ public final class GrantStore: Sendable {
                   revoked_at INTEGER
                 ) WITHOUT ROWID;
                 CREATE INDEX tokens_by_grant ON tokens(grant_id);
+                CREATE INDEX tokens_by_age ON tokens(created_at);
                 CREATE TABLE consents (
                   provider TEXT NOT NULL,
                   client_id TEXT NOT NULL,
@@ -160,9 +164,15 @@ public final class GrantStore: Sendable {
 
     /// Stores issued tokens.
     public func insert(_ tokens: [IssuedToken]) throws {
+        try insert(tokens, limit: Self.tokenLimit)
+    }
+
+    /// `insert` with another bound on the table (tests), checked on every call then.
+    func insert(_ tokens: [IssuedToken], limit: Int) throws {
         try pool.write { db in
             if let now = tokens.first?.createdAt {
-                try db.execute("DELETE FROM tokens WHERE expires_at < ?", arguments: [.integer(now - Self.retention)])
+                try db.execute("DELETE FROM tokens WHERE expires_at < ? OR revoked_at < ?",
+                               arguments: [.integer(now - Self.retention), .integer(now - Self.retention)])
             }
             for token in tokens {
                 try db.execute("""
@@ -171,6 +181,14 @@ public final class GrantStore: Sendable {
                     """, arguments: [.text(token.token), .text(token.kind.rawValue), .text(token.grantID), .text(token.provider),
                                      .text(token.clientID), .text(token.subject), .text(token.scope), .text(token.identity),
                                      .integer(token.createdAt), DatabaseValue(token.expiresAt)])
+            }
+            // Counting on every insert would cost a scan; one insert in 256 checks the bound.
+            if UInt8.random(in: 0...255) == 0 || limit != Self.tokenLimit {
+                let count = try db.fetchScalar(Int.self, "SELECT count(*) FROM tokens") ?? 0
+                if count > limit {
+                    try db.execute("DELETE FROM tokens WHERE token IN (SELECT token FROM tokens ORDER BY created_at LIMIT ?)",
+                                   arguments: [.integer(Int64(count - limit))])
+                }
             }
         }
     }

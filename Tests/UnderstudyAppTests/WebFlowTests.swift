@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Testing
 import UnderstudyHTTP
 import UnderstudyJOSE
@@ -8,6 +9,7 @@ import UnderstudyJSON
 import UnderstudyTestSupport
 import UnderstudyWebFlows
 @testable import UnderstudyApp
+@testable import UnderstudyGrants
 
 /// The web sign-in flows end to end over real TCP: authorize, the sign-in page, token, userinfo,
 /// tokeninfo, refresh and revoke, for both providers.
@@ -367,6 +369,34 @@ import UnderstudyWebFlows
         let page = try client.get("/google/o/oauth2/v2/auth?" + Self.query([("client_id", "c"), ("redirect_uri", redirect),
                                                                            ("response_type", "code"), ("scope", "openid")]))
         #expect(page.text.split(separator: "value=\"alice@example.com\"", omittingEmptySubsequences: false).count == 2)
+    }
+
+    /// Token requests wait on SQLite on the worker pool: while the grants' writer is held, the
+    /// loop that took the request goes on answering.
+    @Test func aStuckGrantWriteDelaysNoOtherRequest() throws {
+        let (app, client) = try ApplicationTests.start(["--threads": "1"])
+        defer { app.shutdown() }
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? app.grants.pool.write { _ in holding.signal(); release.wait() }
+            held.signal()
+        }
+        holding.wait()
+        defer { release.signal(); held.wait() }
+        let httpPort = Int(app.httpAddresses[0].split(separator: ":").last ?? "") ?? 0
+        let stuck = try BlockingSocket(host: "127.0.0.1", port: httpPort, timeout: 10)
+        defer { stuck.close() }
+        let body = "grant_type=authorization_code&code=x&redirect_uri=https%3A%2F%2Fa.example%2Fcb&client_id=c"
+        try stuck.send("POST /google/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                       + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let health = try client.get("/healthz", readTimeout: 5)
+        #expect(health.status == 200)
+        #expect(try client.get("/apple/auth/keys", readTimeout: 5).status == 200)
+        release.signal()
+        let answer = try #require(try stuck.readLine())
+        #expect(answer.hasPrefix("HTTP/1.1 400"))
     }
 
     /// Every endpoint each discovery document names answers something other than 404, on

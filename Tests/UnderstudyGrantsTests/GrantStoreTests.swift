@@ -118,3 +118,17 @@ import UnderstudyStore
 import Glibc
 #endif
 func mkdirOK(_ path: String) -> Bool { mkdir(path, 0o700) == 0 }
+
+@Suite struct GrantStoreLimitTests {
+    @Test func theTokenTableIsBounded() throws {
+        let store = try GrantStore(location: .temporary)
+        defer { store.close() }
+        for n in 0..<12 {
+            try store.insert([IssuedToken(token: "t\(n)", kind: .refresh, grantID: "g\(n)", provider: "apple", clientID: "c",
+                                          subject: "s", scope: "", identity: "{}", createdAt: Int64(n), expiresAt: nil)], limit: 5)
+        }
+        #expect(try store.liveToken("t11", now: 20) != nil)
+        #expect(try store.liveToken("t6", now: 20) == nil)
+        #expect(try store.pool.read { try $0.fetchScalar(Int.self, "SELECT count(*) FROM tokens") } == 5)
+    }
+}
