@@ -4,6 +4,8 @@ import Glibc
 import Dispatch
 import Testing
 import UnderstudyHTTP
+import UnderstudyIO
+import UnderstudyTLS
 import UnderstudyJOSE
 import UnderstudyJSON
 import UnderstudyTestSupport
@@ -430,5 +432,40 @@ import UnderstudyWebFlows
             try check(discovery.json)
         }
         #expect(checked > 40)
+    }
+
+    /// Over the HTTPS listener, as each Google and Apple host by SNI: every endpoint its discovery
+    /// names on that host answers (not 404), and the sign-in page's CSRF cookie is Secure there.
+    @Test func theEndpointsAnswerOverTLSAsTheRealHosts() throws {
+        let (app, _) = try ApplicationTests.start()
+        defer { app.shutdown() }
+        let ca = try #require(app.certificateAuthority)
+        let address = try #require(app.httpsAddress.flatMap(ListenAddress.init))
+        let socketAddress = try SocketAddress(host: address.host, port: address.port)
+        let context = try TLSContext(configuration: .client(trustRoots: [ca.certificate]))
+        func get(_ host: String, _ target: String) throws -> String {
+            let client = try TLSTestClient(socketAddress, context: context, serverName: host)
+            #expect(client.handshake().isComplete, "handshake as \(host)")
+            return try client.request("GET", target, host: host)
+        }
+        var checked = 0
+        for issuerHost in ["accounts.google.com", "appleid.apple.com"] {
+            let text = try get(issuerHost, "/.well-known/openid-configuration")
+            let body = text.split(separator: "\r\n\r\n", maxSplits: 1).last.map(String.init) ?? ""
+            let document = try #require(try? JSONValue.parse(Array(body.utf8)))
+            for key in ["authorization_endpoint", "token_endpoint", "userinfo_endpoint", "revocation_endpoint",
+                        "device_authorization_endpoint", "jwks_uri"] {
+                guard let url = document[key]?.stringValue else { continue }
+                let rest = url.dropFirst("https://".count)
+                let host = String(rest.prefix { $0 != "/" })
+                let response = try get(host, String(rest.drop { $0 != "/" }))
+                #expect(!response.hasPrefix("HTTP/1.1 404"), "\(url): \(response.prefix(120))")
+                checked += 1
+            }
+        }
+        #expect(checked == 10)
+        let page = try get("accounts.google.com", "/o/oauth2/v2/auth?client_id=c&redirect_uri=https%3A%2F%2Fa.example%2Fcb&response_type=code&scope=openid")
+        #expect(page.hasPrefix("HTTP/1.1 200"))
+        #expect(page.contains("understudy_csrf=") && page.contains("; Secure"))
     }
 }
