@@ -27,8 +27,10 @@ public struct WebFlowRoutes: Sendable {
             router.add(method, "/apple/auth/authorize") { [self] request, _ in .blocking { authorize(request, provider: .apple) } }
             router.add(method, "/google/v1/userinfo") { [self] request, _ in .blocking { .response(userInfo(request)) } }
             router.add(method, "/google/oauth2/v3/userinfo") { [self] request, _ in .blocking { .response(userInfo(request)) } }
-            // The older v1 shape (id, verified_email), still read by some libraries.
-            router.add(method, "/google/oauth2/v1/userinfo") { [self] request, _ in .blocking { .response(userInfo(request, v1: true)) } }
+            // The older shape (id, verified_email), still read by many libraries and Supabase Auth.
+            for path in ["/google/oauth2/v1/userinfo", "/google/oauth2/v2/userinfo", "/google/userinfo/v2/me"] {
+                router.add(method, path) { [self] request, _ in .blocking { .response(userInfo(request, v1: true)) } }
+            }
         }
         router.add(.post, "/google/token") { [self] request, _ in .blocking { .response(token(request, provider: .google)) } }
         router.add(.post, "/apple/auth/token") { [self] request, _ in .blocking { .response(token(request, provider: .apple)) } }

@@ -367,6 +367,10 @@ import UnderstudyWebFlows
         let access = try #require(token.json?["access_token"]?.stringValue)
         let v1 = try client.request("GET", "/google/oauth2/v1/userinfo", headers: [("Authorization", "Bearer " + access)])
         #expect(v1.json?["email"] == "alice@example.com" && v1.json?["verified_email"] == true && v1.json?["id"] != nil)
+        for path in ["/google/oauth2/v2/userinfo", "/google/userinfo/v2/me"] {
+            let r = try client.request("GET", path, headers: [("Authorization", "Bearer " + access)])
+            #expect(r.status == 200 && r.json?["id"] == v1.json?["id"], "\(path)")
+        }
         // The sign-in page now lists alice among the recent identities too (once: she is configured).
         let page = try client.get("/google/o/oauth2/v2/auth?" + Self.query([("client_id", "c"), ("redirect_uri", redirect),
                                                                            ("response_type", "code"), ("scope", "openid")]))
