@@ -102,6 +102,35 @@ def test_authlib_google_code_flow_with_pkce_nonce_refresh_and_revoke(approving):
     assert after.status_code == 401 and after.headers["WWW-Authenticate"].startswith("Bearer")
 
 
+def test_authlib_google_flow_on_the_real_hostnames_through_the_proxy(approving):
+    """The same flow as a Python service runs it against the real names: discovery at
+    https://accounts.google.com, every request through HTTPS_PROXY, the local CA trusted."""
+    proxies = {"https": approving.http}
+    discovery = requests.get("https://accounts.google.com/.well-known/openid-configuration", proxies=proxies,
+                             verify=approving.ca, timeout=10).json()
+    assert discovery["token_endpoint"] == "https://oauth2.googleapis.com/token"
+    assert discovery["userinfo_endpoint"] == "https://openidconnect.googleapis.com/v1/userinfo"
+    client_id = "proxy-client.apps.googleusercontent.com"
+    session = OAuth2Session(client_id, "s", scope="openid email", redirect_uri="https://app.example.com/cb",
+                            code_challenge_method="S256")
+    session.proxies.update(proxies)
+    verifier = generate_token(64)
+    url, _ = session.create_authorization_url(discovery["authorization_endpoint"], code_verifier=verifier,
+                                              login_hint="judy@example.com", nonce="n-proxy")
+    r = requests.get(url, allow_redirects=False, proxies=proxies, verify=approving.ca, timeout=10)
+    assert r.status_code == 302 and r.headers["Location"].startswith("https://app.example.com/cb?")
+    token = session.fetch_token(discovery["token_endpoint"], authorization_response=r.headers["Location"],
+                                code_verifier=verifier, verify=approving.ca, proxies=proxies)
+    jwks = JsonWebKey.import_key_set(requests.get(discovery["jwks_uri"], proxies=proxies, verify=approving.ca, timeout=10).json())
+    claims = authlib_jwt.decode(token["id_token"], jwks, claims_cls=CodeIDToken,
+                                claims_options={"iss": {"values": ["https://accounts.google.com"]}},
+                                claims_params={"nonce": "n-proxy", "client_id": client_id, "access_token": token["access_token"]})
+    claims.validate()
+    # authlib passes its own verify per request, so the CA goes with each call.
+    info = session.get(discovery["userinfo_endpoint"], timeout=10, verify=approving.ca, proxies=proxies)
+    assert info.json()["email"] == "judy@example.com"
+
+
 def test_google_prompt_none_without_a_session_is_login_required(approving):
     r = requests.get(f"{approving.http}/google/o/oauth2/v2/auth", allow_redirects=False, timeout=10, params={
         "client_id": "c", "redirect_uri": REDIRECT, "response_type": "code", "scope": "openid", "state": "s", "prompt": "none"})
