@@ -39,10 +39,17 @@ public final class Application: Sendable {
     /// The bound SMTPS address, when implicit-TLS SMTP is on.
     public let smtpsAddress: String?
     let smtpsServer: SMTPServer?
+    /// One line per HTTP request and SMTP message (nil with `--quiet`).
+    let requestLog: RequestLog?
 
     /// Builds every part, binds every listener and starts serving. Errors say what to change.
-    public init(configuration: Configuration, clock: @escaping UnixClock = systemUnixClock) throws {
+    /// `requestLogSink` gets the request log's lines (standard error by default).
+    public init(configuration: Configuration, clock: @escaping UnixClock = systemUnixClock,
+                requestLogSink: (@Sendable ([UInt8]) -> Void)? = nil) throws {
         self.configuration = configuration
+        let requestLog = configuration.log.quiet ? nil
+            : RequestLog(format: configuration.log.format, sink: requestLogSink ?? { RequestLog.writeStandardError($0) })
+        self.requestLog = requestLog
         guard let httpAddress = ListenAddress(configuration.http) else {
             throw ConfigurationError.invalid("http", "must be host:port, got '\(configuration.http)'")
         }
@@ -97,6 +104,9 @@ public final class Application: Sendable {
         serverConfiguration.threads = group.loops.count
         let workers = WorkerPool(threads: max(2, group.loops.count))
         serverConfiguration.workers = workers
+        if let requestLog { serverConfiguration.requestLog = { requestLog.http($0) } }
+        let diagnostics: @Sendable (String) -> Void = { Logger(output: StandardOutput()).warning($0) }
+        serverConfiguration.diagnostics = diagnostics
         let responder = RequestGate(next: VirtualHosts(next: router.freeze()),
                                     hosts: HostAllowList(allowHosts: configuration.server.allowHosts,
                                                          publicURL: configuration.normalizedPublicURL,
@@ -128,7 +138,8 @@ public final class Application: Sendable {
         var smtpConfiguration = SMTPServerConfiguration(host: smtpAddress.host, port: smtpAddress.port, session: session,
                                                         maxConnectionsPerAddress: configuration.mail.maxSessionsPerAddress)
         smtpConfiguration.startTLS = session.offersTLS ? tlsLayer : nil
-        let delivery = InboxDelivery(inbox: inbox)
+        smtpConfiguration.diagnostics = diagnostics
+        let delivery = InboxDelivery(inbox: inbox, log: requestLog)
         let smtp = SMTPServer(configuration: smtpConfiguration, group: group, delivery: delivery)
         var smtps: SMTPServer?
         if let smtpsAddress, let tlsLayer {
@@ -140,47 +151,31 @@ public final class Application: Sendable {
             implicit.connectionLayer = tlsLayer
             smtps = SMTPServer(configuration: implicit, group: group, delivery: delivery)
         }
-        do {
-            httpAddresses = try http.start().map(\.description)
-        } catch {
+        // Listeners start in order; if one cannot, what already started is stopped, newest first.
+        var started: [@Sendable () -> Void] = []
+        func abandon(_ message: String) -> StartupError {
+            for stop in started.reversed() { stop() }
             group.shutdownGracefully(timeout: .seconds(1))
             workers.shutdown()
             store.close()
             grants.close()
-            throw StartupError("cannot listen for HTTP on \(configuration.http): \(error); choose another address with --http HOST:PORT (port 0 picks a free one)")
+            return StartupError(message)
         }
-        do {
-            self.httpsAddress = try https?.start().first?.description
-        } catch {
-            http.shutdown()
-            group.shutdownGracefully(timeout: .seconds(1))
-            workers.shutdown()
-            store.close()
-            grants.close()
-            throw StartupError("cannot listen for HTTPS on \(configuration.https ?? ""): \(error); choose another address with --https HOST:PORT (port 0 picks a free one), or turn HTTPS off with --https null")
+        func retry(_ flag: String) -> String { "choose another address with \(flag) HOST:PORT (port 0 picks a free one)" }
+        do { httpAddresses = try http.start().map(\.description) } catch {
+            throw abandon("cannot listen for HTTP on \(configuration.http): \(error); \(retry("--http"))")
         }
-        do {
-            self.smtpAddress = try smtp.start().description
-        } catch {
-            https?.shutdown()
-            http.shutdown()
-            group.shutdownGracefully(timeout: .seconds(1))
-            workers.shutdown()
-            store.close()
-            grants.close()
-            throw StartupError("cannot listen for SMTP on \(configuration.smtp): \(error); choose another address with --smtp HOST:PORT (port 0 picks a free one)")
+        started.append(http.shutdown)
+        do { self.httpsAddress = try https?.start().first?.description } catch {
+            throw abandon("cannot listen for HTTPS on \(configuration.https ?? ""): \(error); \(retry("--https")), or turn HTTPS off with --https null")
         }
-        do {
-            self.smtpsAddress = try smtps?.start().description
-        } catch {
-            smtp.shutdown()
-            https?.shutdown()
-            http.shutdown()
-            group.shutdownGracefully(timeout: .seconds(1))
-            workers.shutdown()
-            store.close()
-            grants.close()
-            throw StartupError("cannot listen for SMTPS on \(configuration.smtps ?? ""): \(error); choose another address with --smtps HOST:PORT (port 0 picks a free one)")
+        if let https { started.append(https.shutdown) }
+        do { self.smtpAddress = try smtp.start().description } catch {
+            throw abandon("cannot listen for SMTP on \(configuration.smtp): \(error); \(retry("--smtp"))")
+        }
+        started.append(smtp.shutdown)
+        do { self.smtpsAddress = try smtps?.start().description } catch {
+            throw abandon("cannot listen for SMTPS on \(configuration.smtps ?? ""): \(error); \(retry("--smtps"))")
         }
         self.group = group
         self.workers = workers
@@ -221,6 +216,7 @@ public final class Application: Sendable {
         workers.shutdown()
         inbox.close()
         grants.close()
+        requestLog?.flush()
     }
 
     /// The CA in `--ca DIR`, else in the user's data directory, made there on first use.

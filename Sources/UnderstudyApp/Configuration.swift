@@ -42,6 +42,7 @@ public struct Configuration: Sendable {
     public var providers = ProviderSettings()
     public var mail = MailSettings()
     public var server = ServerSettings()
+    public var log = LogSettings()
     /// The web sign-in flows: auto-approve and the configured clients.
     public var signIn = SignInSettings()
 
@@ -85,6 +86,8 @@ public struct Configuration: Sendable {
         SettingSpec("mail.password", .string, nullable: true, "SMTP AUTH password"),
         SettingSpec("server.allowHosts", .stringList, alias: "--allow-host", "Host names answered besides localhost, loopback, the public URL's and the provider hosts (repeatable; * allows any)"),
         SettingSpec("server.allowRemote", .boolean, alias: "--allow-remote", "allow listening beyond loopback without an API token"),
+        SettingSpec("log.format", .choice(["text", "json"]), "request log lines on stderr: text (logfmt, key=value) or json (one object a line)"),
+        SettingSpec("log.quiet", .boolean, alias: "--quiet", "no request log (start-up lines, warnings and errors are still written)"),
         SettingSpec("server.apiToken", .string, nullable: true, alias: "--api-token", "when set, /api/* requires Authorization: Bearer <token>; listening beyond loopback needs it or --allow-remote"),
         SettingSpec("signIn.autoApprove", .boolean, alias: "--auto-approve", "complete an authorize request at once for the identity its login_hint names (CI); default false shows the sign-in page"),
         SettingSpec("clients", .json, "web sign-in clients to enforce: [{provider, clientId, clientSecret, redirectUris, teamId, keyId, publicKey}]; empty accepts any client_id"),
@@ -231,6 +234,8 @@ public struct Configuration: Sendable {
         c.server.allowHosts = list("server.allowHosts")
         c.server.allowRemote = get(tree, "server.allowRemote").boolValue ?? false
         c.server.apiToken = optional("server.apiToken")
+        c.log.format = string("log.format") == "json" ? .json : .text
+        c.log.quiet = get(tree, "log.quiet").boolValue ?? false
         if c.server.apiToken?.isEmpty == true {
             throw .invalid("server.apiToken", "must not be empty; give a long random string, or null for no token")
         }

@@ -55,6 +55,10 @@ enum EmbeddedDefaults {
     "username": null,
     "password": null
   },
+  "log": {
+    "format": "text",
+    "quiet": false
+  },
   "server": {
     "allowHosts": [],
     "allowRemote": false,

@@ -20,11 +20,13 @@ final class DeferredResponse: HTTPResponsePromise, @unchecked Sendable {
     private let workers: WorkerPool?
     let keepAlive: Bool
     private let defaults: HTTPHeaders
+    /// For the request log (nil when there is none).
+    let record: ExchangeRecord?
     /// The serialized reply once it reached the loop (loop-confined).
     var bytes: [UInt8]?
 
     init(handler: HTTPConnectionHandler, loop: EventLoop, method: HTTPMethod, version: HTTPVersion, keepAlive: Bool,
-         workers: WorkerPool?, defaults: HTTPHeaders) {
+         workers: WorkerPool?, defaults: HTTPHeaders, record: ExchangeRecord?) {
         self.handler = handler
         self.loop = loop
         self.method = method
@@ -32,6 +34,7 @@ final class DeferredResponse: HTTPResponsePromise, @unchecked Sendable {
         self.keepAlive = keepAlive
         self.workers = workers
         self.defaults = defaults
+        self.record = record
     }
 
     /// Blocking work goes to the worker pool; a full pool answers 503 at once rather than queueing.
@@ -51,28 +54,27 @@ final class DeferredResponse: HTTPResponsePromise, @unchecked Sendable {
             guard version == .http1_1, method != .head else {
                 return start(CollectedBody(head: head, promise: self))   // no chunked framing: one response
             }
-            let first = state.withLock { state -> Bool in
-                if state.completed || state.cancelled { return false }
-                state.completed = true
-                state.cancelCallbacks = []
-                return true
-            }
-            guard first else { return }
+            guard takeCompletion() else { return }
             loop.execute { self.handler.deferredBecameStream(self, head: head, start: start) }
         }
     }
 
-    func succeed(_ response: HTTPResponse) {
-        let first = state.withLock { state -> Bool in
+    /// True for the first completion (a response or a stream), unless the client went away.
+    private func takeCompletion() -> Bool {
+        state.withLock { state -> Bool in
             if state.completed || state.cancelled { return false }
             state.completed = true
             state.cancelCallbacks = []
             return true
         }
-        guard first else { return }
+    }
+
+    func succeed(_ response: HTTPResponse) {
+        guard takeCompletion() else { return }
         // Serialized on the caller's thread; only the write happens on the loop.
         let bytes = HTTPSerializer.serialize(response, requestMethod: method, requestVersion: version,
                                              keepAlive: keepAlive, defaults: defaults)
+        record?.finish(status: response.status.code, bytes: bytes.count, now: HTTPConnectionHandler.now())
         loop.execute {
             self.bytes = bytes
             self.handler.deferredCompleted()

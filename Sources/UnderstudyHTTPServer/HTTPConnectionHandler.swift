@@ -29,6 +29,9 @@ final class HTTPConnectionHandler: ConnectionHandler {
     private var quiescing = false
     private var inputClosed = false
     private var pausedForBackpressure = false
+    /// The CONNECT being answered, and since when, for the request log.
+    private var connectRequest: HTTPRequest?
+    private var connectStarted: UInt64?
 
     private var timeout = Timeout.none
     private var deadline: UInt64 = 0
@@ -129,18 +132,20 @@ final class HTTPConnectionHandler: ConnectionHandler {
         }
         let keepAlive = request.keepAlive && !quiescing && !inputClosed
         if !keepAlive { closing = true }
+        let record = configuration.requestLog.map { ExchangeRecord(sink: $0, request: request, started: Self.now()) }
         let reply = responder.respond(to: request)
         switch reply {
         case .response(let response):
-            enqueue(HTTPSerializer.serialize(response, requestMethod: request.method,
-                                             requestVersion: request.version, keepAlive: keepAlive,
-                                             defaults: configuration.defaultResponseHeaders),
-                    closeAfter: !keepAlive)
+            let bytes = HTTPSerializer.serialize(response, requestMethod: request.method,
+                                                 requestVersion: request.version, keepAlive: keepAlive,
+                                                 defaults: configuration.defaultResponseHeaders)
+            record?.finish(status: response.status.code, bytes: bytes.count, now: Self.now())
+            enqueue(bytes, closeAfter: !keepAlive)
         case .deferred, .blocking:
             let promise = DeferredResponse(handler: self, loop: connection.eventLoop, method: request.method,
                                            version: request.version, keepAlive: keepAlive,
                                            workers: configuration.workers,
-                                           defaults: configuration.defaultResponseHeaders)
+                                           defaults: configuration.defaultResponseHeaders, record: record)
             slots.append(.deferred(promise))
             promise.complete(with: reply)
         case .stream(let head, let start):
@@ -151,7 +156,7 @@ final class HTTPConnectionHandler: ConnectionHandler {
                                     head: HTTPSerializer.serializeStreamHead(head, keepAlive: streamKeepAlive,
                                                                              defaults: configuration.defaultResponseHeaders),
                                     headOnly: request.method == .head || !head.status.allowsBody,
-                                    closeAfter: !streamKeepAlive)
+                                    closeAfter: !streamKeepAlive, status: head.status.code, record: record)
             slots.append(.stream(body))
             writeReadySlots()
             start(body)
@@ -165,12 +170,18 @@ final class HTTPConnectionHandler: ConnectionHandler {
     /// A CONNECT is the last request of a connection: refused (and closed), or answered 200 and the
     /// connection handed to what serves the tunnel, with any bytes the client sent after the head.
     private func refuseConnect(_ response: HTTPResponse) {
-        enqueue(HTTPSerializer.serialize(response, requestMethod: .connect, requestVersion: .http1_1, keepAlive: false,
-                                         defaults: configuration.defaultResponseHeaders), closeAfter: true)
+        let bytes = HTTPSerializer.serialize(response, requestMethod: .connect, requestVersion: .http1_1, keepAlive: false,
+                                             defaults: configuration.defaultResponseHeaders)
+        if let connectRequest { logConnect(connectRequest, status: response.status.code, bytes: bytes.count) }
+        enqueue(bytes, closeAfter: true)
     }
 
     private func handleConnect(_ request: HTTPRequest) {
         guard let connection else { return }
+        if configuration.requestLog != nil {
+            connectRequest = request
+            connectStarted = Self.now()
+        }
         closing = true
         let refuse = refuseConnect
         guard let decide = configuration.connect else {
@@ -200,6 +211,7 @@ final class HTTPConnectionHandler: ConnectionHandler {
     /// Answers 200 and gives the connection to `handler`, with what the client sent past the head.
     private func establishTunnel(on connection: any Transport, handler: any ConnectionHandler) {
         connection.write(Self.connectEstablished)
+        if let connectRequest { logConnect(connectRequest, status: 200, bytes: Self.connectEstablished.count) }
         let tunnelBytes = parser.takeTunnelBytes()
         // The connection is the tunnel's from here: this handler lets go of it.
         self.connection = nil
@@ -230,6 +242,7 @@ final class HTTPConnectionHandler: ConnectionHandler {
                 guard let client = self.connection else { return splice.upstream.end() }
                 splice.upstream.write(parser.takeTunnelBytes())
                 client.write(Self.connectEstablished)
+                if let connectRequest { logConnect(connectRequest, status: 200, bytes: Self.connectEstablished.count) }
                 self.connection = nil
                 client.replaceHandler(with: splice.client, replaying: [])
                 client.resumeReading()
@@ -266,9 +279,13 @@ final class HTTPConnectionHandler: ConnectionHandler {
                 if !body.headWritten {
                     body.headWritten = true
                     connection.write(body.head)
+                    body.sentBytes += body.head.count
                 }
                 if !body.pendingChunks.isEmpty {
-                    for chunk in body.pendingChunks where !body.headOnly { connection.write(chunk) }
+                    for chunk in body.pendingChunks where !body.headOnly {
+                        connection.write(chunk)
+                        body.sentBytes += chunk.count
+                    }
                     body.pendingChunks.removeAll()
                     if connection.pendingWriteBytes > configuration.maxPendingWriteBytes {
                         connection.closeNow()   // the client does not read: cut the stream off
@@ -281,7 +298,11 @@ final class HTTPConnectionHandler: ConnectionHandler {
                 }
                 guard body.finished else { return }
                 slots.removeFirst()
-                if !body.headOnly { connection.write(HTTPSerializer.lastChunk) }
+                if !body.headOnly {
+                    connection.write(HTTPSerializer.lastChunk)
+                    body.sentBytes += HTTPSerializer.lastChunk.count
+                }
+                body.record?.finish(status: body.status, bytes: body.sentBytes, now: Self.now())
                 if body.closeAfter { connection.close(); return }
             }
         }
@@ -309,7 +330,9 @@ final class HTTPConnectionHandler: ConnectionHandler {
                 body.sourceEnded()
                 return
             }
-            connection.write(HTTPSerializer.chunk(bytes))
+            let chunk = HTTPSerializer.chunk(bytes)
+            body.sentBytes += chunk.count
+            connection.write(chunk)
         }
     }
 
@@ -331,7 +354,8 @@ final class HTTPConnectionHandler: ConnectionHandler {
         let body = StreamedBody(handler: self, loop: connection.eventLoop,
                                 head: HTTPSerializer.serializeStreamHead(head, keepAlive: promise.keepAlive,
                                                                          defaults: configuration.defaultResponseHeaders),
-                                headOnly: !head.status.allowsBody, closeAfter: !promise.keepAlive)
+                                headOnly: !head.status.allowsBody, closeAfter: !promise.keepAlive,
+                                status: head.status.code, record: promise.record)
         slots[index] = .stream(body)
         start(body)
         streamChanged()
@@ -405,11 +429,24 @@ final class HTTPConnectionHandler: ConnectionHandler {
 
     /// An error the server answers itself (parse error, timeout) before closing.
     private func serialize(_ response: HTTPResponse) -> [UInt8] {
-        HTTPSerializer.serialize(response, requestMethod: .get, requestVersion: .http1_1, keepAlive: false,
-                                 defaults: configuration.defaultResponseHeaders)
+        let bytes = HTTPSerializer.serialize(response, requestMethod: .get, requestVersion: .http1_1, keepAlive: false,
+                                             defaults: configuration.defaultResponseHeaders)
+        if let sink = configuration.requestLog {
+            let now = Self.now()
+            ExchangeRecord(sink: sink, unparsedFrom: context, started: now).finish(status: response.status.code,
+                                                                                   bytes: bytes.count, now: now)
+        }
+        return bytes
     }
 
-    private static func now() -> UInt64 {
+    /// Tells the request log of a CONNECT's answer.
+    private func logConnect(_ request: HTTPRequest, status: Int, bytes: Int) {
+        guard let sink = configuration.requestLog else { return }
+        let now = Self.now()
+        ExchangeRecord(sink: sink, request: request, started: connectStarted ?? now).finish(status: status, bytes: bytes, now: now)
+    }
+
+    static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)

@@ -48,9 +48,13 @@ public final class HTTPServer: Sendable {
         var bound: [SocketAddress] = []
         do throws(IOError) {
             for address in configuration.addresses {
+                var tcpConfiguration = TCPServer.Configuration(host: address.host, port: address.port,
+                                                               maxConnections: configuration.maxConnections)
+                if let report = configuration.diagnostics {
+                    tcpConfiguration.diagnostics = { @Sendable message in report("HTTP \(address): \(message)") }
+                }
                 let tcp = TCPServer(
-                    configuration: .init(host: address.host, port: address.port,
-                                         maxConnections: configuration.maxConnections),
+                    configuration: tcpConfiguration,
                     group: group,
                     connectionLimitReached: { connection in
                         let response = HTTPResponse.problem(

@@ -32,6 +32,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionLayer: ConnectionLayer? = nil
     /// Decides each CONNECT request. Nil: CONNECT is answered 501 (not a proxy).
     public var connect: (@Sendable (HTTPRequest) -> HTTPConnectDecision)? = nil
+    /// Told of every request once its reply is queued (a stream: once it ended), and of the replies
+    /// the server makes itself (parse errors, timeouts, CONNECT), on the loop or a worker thread:
+    /// it must be quick and thread-safe. Nil: no request log, and no cost.
+    public var requestLog: (@Sendable (HTTPExchange) -> Void)? = nil
+    /// Told of failed accepts and connections turned away at the limit (rate-limited).
+    public var diagnostics: (@Sendable (String) -> Void)? = nil
     /// How long `shutdown()` lets in-flight requests finish before closing what remains.
     public var shutdownTimeout: Duration
     /// Responses a connection may have queued (pipelined requests not answered yet) before the

@@ -20,6 +20,10 @@ final class StreamedBody: HTTPBodyWriter, @unchecked Sendable {
     /// HEAD request (or a status without body): the head only, chunks are dropped.
     let headOnly: Bool
     let closeAfter: Bool
+    /// For the request log (nil when there is none); `sentBytes` counts what went out (loop-confined).
+    let record: ExchangeRecord?
+    let status: Int
+    var sentBytes = 0
 
     // Loop-confined.
     var headWritten = false
@@ -28,7 +32,10 @@ final class StreamedBody: HTTPBodyWriter, @unchecked Sendable {
     /// Set by `stream(from:)`: the handler pulls chunks from it as the connection drains.
     var source: (@Sendable () throws -> [UInt8]?)?
 
-    init(handler: HTTPConnectionHandler, loop: EventLoop, head: [UInt8], headOnly: Bool, closeAfter: Bool) {
+    init(handler: HTTPConnectionHandler, loop: EventLoop, head: [UInt8], headOnly: Bool, closeAfter: Bool,
+         status: Int = 200, record: ExchangeRecord? = nil) {
+        self.status = status
+        self.record = record
         self.handler = handler
         self.loop = loop
         self.head = head

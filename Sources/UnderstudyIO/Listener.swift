@@ -57,8 +57,11 @@ final class Listener: Selectable {
                 case ECONNABORTED, EPROTO: continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors: stop accepting for a moment instead of spinning.
+                    server.diagnose("accept", "cannot accept connections on port \(server.configuration.port == 0 ? "(any)" : String(server.configuration.port)): \(error); "
+                                    + "pausing accepts for 100 ms (raise the descriptor limit with ulimit -n, or lower the load)")
                     pauseAccepting(); return
                 default:
+                    server.diagnose("accept", "accepting a connection failed: \(error); pausing accepts for 100 ms")
                     pauseAccepting(); return
                 }
             }
@@ -86,6 +89,7 @@ final class Listener: Selectable {
         let count = server.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
         if count > server.configuration.maxConnections {
             server.openConnections.wrappingSubtract(1, ordering: .relaxed)
+            server.diagnose("limit", "\(server.configuration.maxConnections) connections are open, the limit: turning new ones away")
             reject(fd, remote: remote, answer: server.connectionLimitReached)
             return
         }
@@ -94,6 +98,8 @@ final class Listener: Selectable {
             let key = PeerAddressKey(storage: remote)
             guard server.admit(key) else {
                 server.openConnections.wrappingSubtract(1, ordering: .relaxed)
+                server.diagnose("address-limit", "\(server.configuration.maxConnectionsPerAddress) connections are open from one client address, "
+                                + "the limit per address: turning more away")
                 reject(fd, remote: remote, answer: server.addressLimitReached)
                 return
             }

@@ -21,6 +21,9 @@ public final class TCPServer: Sendable {
         public var maxConnectionsPerAddress: Int
         /// How long a connection closed over unread input keeps discarding it (see `Connection`).
         public var lingerTime: Duration
+        /// Told why accepting failed or a connection was turned away at a limit, at most once per
+        /// `diagnosticInterval` for each kind, so an overload cannot flood the log.
+        public var diagnostics: (@Sendable (String) -> Void)? = nil
 
         public init(host: String = "127.0.0.1", port: Int = 0, maxConnections: Int = 10_000,
                     backlog: Int = 1024, noDelay: Bool = true, maxConnectionsPerAddress: Int = .max,
@@ -38,6 +41,9 @@ public final class TCPServer: Sendable {
     let connectionLimitReached: (@Sendable (Connection) -> Void)?
     let addressLimitReached: (@Sendable (Connection) -> Void)?
     let openConnections = Atomic<Int>(0)
+    /// When each kind of diagnostic was last reported (monotonic ns), for rate limiting.
+    private let lastDiagnostic = Mutex<[String: UInt64]>([:])
+    static let diagnosticInterval: UInt64 = 10_000_000_000
     /// Open connections per client address, kept only when `maxConnectionsPerAddress` is set.
     let connectionsByAddress = Mutex<[PeerAddressKey: Int]>([:])
     private let listeners = Mutex<[ListenerRef]>([])
@@ -57,6 +63,18 @@ public final class TCPServer: Sendable {
         self.makeHandler = makeHandler
         self.connectionLimitReached = connectionLimitReached
         self.addressLimitReached = addressLimitReached
+    }
+
+    /// Reports `message` unless a diagnostic of the same `kind` was reported in the last interval.
+    func diagnose(_ kind: String, _ message: @autoclosure () -> String) {
+        guard let diagnostics = configuration.diagnostics else { return }
+        let now = Monotonic.now()
+        let due = lastDiagnostic.withLock { last -> Bool in
+            if let then = last[kind], now &- then < Self.diagnosticInterval { return false }
+            last[kind] = now
+            return true
+        }
+        if due { diagnostics(message()) }
     }
 
     /// Counts a connection from `key`; false (counting nothing) when that address is at its limit.

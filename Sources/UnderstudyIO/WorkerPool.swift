@@ -44,6 +44,9 @@ public final class WorkerPool: Sendable {
         self.threads.withLock { $0 = ids }
     }
 
+    /// Jobs submitted and not yet taken by a thread.
+    public var queuedCount: Int { state.withLock { $0.waiting } }
+
     /// Queues `job`; false when the queue is full or the pool is shut down (nothing then runs it).
     @discardableResult
     public func submit(_ job: @escaping @Sendable () -> Void) -> Bool {

@@ -91,9 +91,20 @@ public struct InboxRoutes: Sendable {
         } catch let error as MessageStoreError {
             return .response(.problem(.badRequest, error: "invalid_query", message: "\(error)"))
         } catch {
-            if let failure = inbox.storageFailure(error) { return .response(Self.unavailable(failure)) }
-            return .response(.problem(.internalServerError, error: "store_failed", message: "\(error)"))
+            return .response(storeFailure(error, while: "answering the request"))
         }
+    }
+
+    /// A store error as the client gets it (503 naming the disk when it is full or the index cannot
+    /// be written, else 500), reported with its cause for whoever runs the server.
+    func storeFailure(_ error: any Error, while doing: String) -> HTTPResponse {
+        if let failure = inbox.storageFailure(error) {
+            inbox.report("understudy: error: the inbox store failed while \(doing): \(failure)")
+            return Self.unavailable(failure)
+        }
+        inbox.report("understudy: error: the inbox store failed while \(doing): \(error)")
+        return .problem(.internalServerError, error: "store_failed",
+                        message: "the inbox store failed while \(doing): \(error); the server's log has the details")
     }
 
     /// Bodies above this are sent as a pulled stream (see `reply`).
@@ -262,7 +273,7 @@ public struct InboxRoutes: Sendable {
         }
         let store = inbox.store
         return waitReply(params, what: "one-time code", existing: {
-            guard let m = try? store.latest(to: params.to, after: params.after, requireCode: true) else { return nil }
+            guard let m = try store.latest(to: params.to, after: params.after, requireCode: true) else { return nil }
             return Self.codeAnswer(id: m.id, codes: m.summary.codes, subject: m.summary.subject, receivedAt: m.summary.receivedAt)
         }, match: { d in
             Self.codeAnswer(id: d.id, codes: d.message.codes, subject: d.message.subject, receivedAt: d.message.receivedAt)
@@ -285,9 +296,9 @@ public struct InboxRoutes: Sendable {
         let store = inbox.store
         return waitReply(params, what: purpose.map { "\($0) link" } ?? "link", existing: {
             // Newest first among recent messages to the address; the first with a fitting link wins.
-            guard let page = try? store.list(MessageFilter(to: params.to, after: params.after, limit: 50)) else { return nil }
+            let page = try store.list(MessageFilter(to: params.to, after: params.after, limit: 50))
             for summary in page.items {
-                guard let m = try? store.message(id: summary.id) else { continue }
+                guard let m = try store.message(id: summary.id) else { continue }   // pruned meanwhile
                 let links = (try? JSONValue.parse(m.linksJSON))?.arrayValue ?? []
                 if let answer = Self.linkAnswer(id: m.id, links: links, purpose: purpose, subject: summary.subject, receivedAt: summary.receivedAt) {
                     return answer
@@ -299,17 +310,33 @@ public struct InboxRoutes: Sendable {
         })
     }
 
-    func waitReply(_ params: WaitParameters, what: String, existing: @escaping @Sendable () -> JSONValue?,
+    /// Answers with what `existing` finds now, else waits for a matching delivery. A store error
+    /// in `existing` is answered as one (503 for a full disk, else 500) and reported, never taken
+    /// for "nothing arrived".
+    func waitReply(_ params: WaitParameters, what: String, existing: @escaping @Sendable () throws -> JSONValue?,
                    match: @escaping @Sendable (DeliveredMessage) -> JSONValue?) -> HTTPReply {
         let notFound = HTTPResponse.problem(.notFound, error: "nothing_arrived",
                                             message: "no \(what) for \(params.to) arrived" + (params.wait > 0 ? " within \(params.wait) s" : "")
                                                 + "; check the address, or wait longer with wait=SECONDS (at most \(Self.maximumWait))")
         if params.wait == 0 {
-            return .response(existing().map { .json($0) } ?? notFound)
+            do { return .response(try existing().map { .json($0) } ?? notFound) } catch {
+                return .response(storeFailure(error, while: "looking for a \(what) for \(params.to)"))
+            }
         }
-        return .deferred { [inbox] promise in
-            let cancel = inbox.wait(for: params.to, timeout: .seconds(params.wait), existing: existing, match: match) { answer in
+        return .deferred { [self, inbox] promise in
+            let failure = Mutex<(any Error)?>(nil)
+            let lookup: @Sendable () -> JSONValue? = {
+                do { return try existing() } catch {
+                    failure.withLock { $0 = error }
+                    return nil
+                }
+            }
+            let cancel = inbox.wait(for: params.to, timeout: .seconds(params.wait), existing: lookup, match: match) { answer in
                 promise.succeed(answer.map { .json($0) } ?? notFound)
+            }
+            if let error = failure.withLock({ $0 }) {
+                cancel()   // the waiter is dropped: its timeout finds nothing to answer
+                return promise.succeed(storeFailure(error, while: "looking for a \(what) for \(params.to)"))
             }
             promise.onCancel(cancel)
         }

@@ -7,3 +7,10 @@ public enum SMTPDeliveryResult: Sendable, Hashable {
     /// The store's disk is full: the client gets `452 4.3.1 Insufficient system storage` and may retry.
     case insufficientStorage(reason: String)
 }
+
+extension SMTPDeliveryResult {
+    /// The reply the client gets for this outcome, as one line without CRLF (for logs).
+    public var replyText: String {
+        String(decoding: SMTPSession.reply(for: self).bytes.dropLast(2), as: UTF8.self)
+    }
+}

@@ -174,22 +174,27 @@ public struct SMTPSession: Sendable {
         }
     }
 
+    /// What the client hears for a delivery's outcome.
+    static func reply(for result: SMTPDeliveryResult) -> SMTPReply {
+        switch result {
+        case .stored(let id):
+            SMTPReply(250, "2.0.0", "Ok: queued as \(printable(id, limit: 128))")
+        case .failed(let reason):
+            SMTPReply(451, "4.3.0", printable(reason, limit: 400).isEmpty ? "Temporary failure storing the message, try again"
+                                                                           : printable(reason, limit: 400))
+        case .insufficientStorage:
+            // RFC 3463 4.3.1 "mail system full"; the reason (a path) is for the server's log.
+            SMTPReply(452, "4.3.1", "Insufficient system storage, try again later")
+        }
+    }
+
     /// Answers the message of the last `.deliver`, then processes the commands pipelined behind it.
     /// Does nothing if no delivery is pending.
     public mutating func deliveryCompleted(_ result: SMTPDeliveryResult) -> [SMTPAction] {
         guard case .awaitingDelivery = phase else { return [] }
         var out = Output()
-        switch result {
-        case .stored(let id):
-            junkCommands = 0
-            out.reply(SMTPReply(250, "2.0.0", "Ok: queued as \(Self.printable(id, limit: 128))"))
-        case .failed(let reason):
-            let text = Self.printable(reason, limit: 400)
-            out.reply(SMTPReply(451, "4.3.0", text.isEmpty ? "Temporary failure storing the message, try again" : text))
-        case .insufficientStorage:
-            // RFC 3463 4.3.1 "mail system full"; the reason (a path) is for the server's log.
-            out.reply(SMTPReply(452, "4.3.1", "Insufficient system storage, try again later"))
-        }
+        if case .stored = result { junkCommands = 0 }
+        out.reply(Self.reply(for: result))
         phase = .command
         if inputOverflowed {
             close(&out, SMTPReply(421, "4.7.0", "\(configuration.hostname) Too much pipelined input, closing connection"))

@@ -20,6 +20,8 @@ public struct SMTPServerConfiguration: Sendable {
     public var startTLS: ConnectionLayer?
     /// Under every connection from its start: implicit TLS (SMTPS, RFC 8314). Nil: plain SMTP.
     public var connectionLayer: ConnectionLayer?
+    /// Told of failed accepts and sessions turned away at a limit (rate-limited).
+    public var diagnostics: (@Sendable (String) -> Void)? = nil
 
     public init(host: String = "127.0.0.1", port: Int = 0,
                 session: SMTPConfiguration = SMTPConfiguration(hostname: "understudy.localhost"), maxConnections: Int = 256,
@@ -40,9 +42,16 @@ public final class SMTPServer: Sendable {
         let session = configuration.session
         let busy = Array("421 4.7.0 \(session.hostname) too many concurrent sessions, try again later\r\n".utf8)
         let crowded = Array("421 4.7.0 \(session.hostname) Too many connections from your address, try again later\r\n".utf8)
+        var tcpConfiguration = TCPServer.Configuration(host: configuration.host, port: configuration.port,
+                                                       maxConnections: configuration.maxConnections,
+                                                       maxConnectionsPerAddress: configuration.maxConnectionsPerAddress)
+        let name = configuration.connectionLayer == nil ? "SMTP" : "SMTPS"
+        if let report = configuration.diagnostics {
+            let port = configuration.port
+            tcpConfiguration.diagnostics = { @Sendable message in report("\(name) port \(port): \(message)") }
+        }
         tcp = TCPServer(
-            configuration: .init(host: configuration.host, port: configuration.port, maxConnections: configuration.maxConnections,
-                                 maxConnectionsPerAddress: configuration.maxConnectionsPerAddress),
+            configuration: tcpConfiguration,
             group: group,
             connectionLimitReached: { connection in connection.write(busy) },
             addressLimitReached: { connection in connection.write(crowded) },

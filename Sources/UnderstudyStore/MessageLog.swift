@@ -340,7 +340,8 @@ final class MessageLog: Sendable {
         }
     }
 
-    private static func readFully(_ fd: Int32, _ buffer: inout [UInt8], at offset: Int64) -> Bool {
+    /// Fills `buffer` from `fd` at `offset` (pread, retried on EINTR); false on EOF or an error.
+    static func readFully(_ fd: Int32, _ buffer: inout [UInt8], at offset: Int64) -> Bool {
         var done = 0
         let count = buffer.count
         return buffer.withUnsafeMutableBytes { b -> Bool in

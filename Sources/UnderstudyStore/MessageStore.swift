@@ -377,14 +377,7 @@ public final class MessageStore: Sendable {
 
     /// The message's original bytes, or nil.
     public func raw(id: String) throws -> [UInt8]? {
-        guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
-        let found = try pool.read { db in
-            try db.fetchOne(RawLocation.self, """
-                SELECT m.log_position, CASE WHEN m.log_position IS NULL THEN b.raw END
-                FROM messages m JOIN message_bodies b ON b.seq = m.seq WHERE m.id = ?
-                """, arguments: [.text(id)])
-        }
-        guard let found else { return nil }
+        guard let found = try rawLocation(id: id) else { return nil }
         if let position = found.position {
             // Nil only when the message's segment was removed since: it was just deleted.
             return try log.read(at: position)?.raw
@@ -392,8 +385,19 @@ public final class MessageStore: Sendable {
         return found.raw
     }
 
+    /// Where a message's raw bytes are, or nil when there is no such message.
+    func rawLocation(id: String) throws -> RawLocation? {
+        guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
+        return try pool.read { db in
+            try db.fetchOne(RawLocation.self, """
+                SELECT m.log_position, CASE WHEN m.log_position IS NULL THEN b.raw END
+                FROM messages m JOIN message_bodies b ON b.seq = m.seq WHERE m.id = ?
+                """, arguments: [.text(id)])
+        }
+    }
+
     /// Where a message's raw bytes are: in the log, or (stored before the log) in its body row.
-    private struct RawLocation: RowDecodable {
+    struct RawLocation: RowDecodable {
         var position: Int64?
         var raw: [UInt8]?
         init(row: Row) throws {

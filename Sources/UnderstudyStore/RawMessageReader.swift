@@ -53,7 +53,7 @@ public final class RawMessageReader: Sendable {
             case .file(let fd, let offset):
                 if n <= 0 { Self.close(&state); return [] }
                 var piece = [UInt8](repeating: 0, count: n)
-                guard RawMessageReader.readFully(fd, &piece, at: offset + Int64(state.done)) else {
+                guard MessageLog.readFully(fd, &piece, at: offset + Int64(state.done)) else {
                     Self.close(&state)
                     throw DatabaseError.invalidPath("message log", reason: "a message's segment ended early or could not be read")
                 }
@@ -72,18 +72,6 @@ public final class RawMessageReader: Sendable {
         if case .file(let fd, _) = state.source { _ = Glibc.close(fd) }
         state.source = .closed
     }
-
-    static func readFully(_ fd: Int32, _ buffer: inout [UInt8], at offset: Int64) -> Bool {
-        var done = 0
-        let count = buffer.count
-        return buffer.withUnsafeMutableBytes { b -> Bool in
-            while done < count {
-                let n = pread(fd, b.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { return false }
-            }
-            return true
-        }
-    }
 }
 
 extension MessageLog {
@@ -101,7 +89,7 @@ extension MessageLog {
         var cursor = start
         func take(_ n: Int) -> [UInt8]? {
             var bytes = [UInt8](repeating: 0, count: n)
-            guard RawMessageReader.readFully(fd, &bytes, at: cursor) else { return nil }
+            guard MessageLog.readFully(fd, &bytes, at: cursor) else { return nil }
             cursor += Int64(n)
             return bytes
         }
@@ -132,26 +120,10 @@ extension MessageStore {
     /// The message's original bytes as a reader (see `RawMessageReader`), or nil when there is no
     /// such message. The caller closes it.
     public func rawReader(id: String) throws -> RawMessageReader? {
-        guard let id = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
-        let found = try pool.read { db in
-            try db.fetchOne(RawReaderLocation.self, """
-                SELECT m.log_position, CASE WHEN m.log_position IS NULL THEN b.raw END
-                FROM messages m JOIN message_bodies b ON b.seq = m.seq WHERE m.id = ?
-                """, arguments: [.text(id)])
-        }
-        guard let found else { return nil }
+        guard let found = try rawLocation(id: id) else { return nil }
         if let position = found.position {
             return try log.rawReader(at: position)
         }
         return found.raw.map { RawMessageReader(bytes: $0) }
-    }
-}
-
-private struct RawReaderLocation: RowDecodable {
-    var position: Int64?
-    var raw: [UInt8]?
-    init(row: Row) throws {
-        position = try row.value(at: 0)
-        raw = try row.value(at: 1)
     }
 }

@@ -58,14 +58,15 @@ class Understudy:
     # One local CA for every server of the run, made by the first.
     data_home = tempfile.mkdtemp(prefix="understudy-bench-")
 
-    def __init__(self, binary, *extra, env=None):
+    def __init__(self, binary, *extra, env=None, quiet=True):
+        """`quiet`: no request log, as nginx runs here with `access_log off`."""
         self.http_port = free_port()
         self.smtp_port = free_port()
         self.https_port = free_port()
         self.t0 = time.monotonic()
         self.proc = subprocess.Popen([binary, "serve", "--http", f"127.0.0.1:{self.http_port}",
                                       "--smtp", f"127.0.0.1:{self.smtp_port}", "--https", f"127.0.0.1:{self.https_port}",
-                                      *extra],
+                                      *(["--quiet"] if quiet else []), *extra],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                      env={**os.environ, "XDG_DATA_HOME": self.data_home, **(env or {})})
         self.url = f"http://127.0.0.1:{self.http_port}"
@@ -168,6 +169,19 @@ def bench_jwks(binary, args, workdir):
             nginx.wait()
     finally:
         server.stop()
+    # The cost of the request log: the same load with a line per request (stderr to /dev/null).
+    logged = Understudy(binary, "--apple-shuffle-keys", "false", quiet=False)
+    quiet = Understudy(binary, "--apple-shuffle-keys", "false")
+    try:
+        on, off = [], []
+        for _ in range(args.runs):
+            on.append(wrk(logged.url + "/apple/auth/keys", args.seconds))
+            off.append(wrk(quiet.url + "/apple/auth/keys", args.seconds))
+        report("JWKS GET with the request log on", statistics.median(on), "req/s", "--quiet",
+               statistics.median(off), ratios=[a / b for a, b in zip(on, off)])
+    finally:
+        logged.stop()
+        quiet.stop()
 
 
 def start_nginx_tls(body_path: pathlib.Path, workdir: pathlib.Path):

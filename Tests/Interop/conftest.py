@@ -9,6 +9,7 @@ import pathlib
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 
 import pytest
@@ -39,13 +40,22 @@ class Server:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/",
             env={**os.environ, "XDG_DATA_HOME": data_home, **(env or {})},
         )
+        # Drained as it comes: the request log writes a line per request, and a full pipe would
+        # hold up the server's writes to stderr.
+        self._out, self._err = [], []
+        self._readers = [threading.Thread(target=lambda f=f, into=into: into.extend(iter(f.readline, "")), daemon=True)
+                         for f, into in ((self.proc.stdout, self._out), (self.proc.stderr, self._err))]
+        for reader in self._readers:
+            reader.start()
         # The file appears once every listener is bound (written atomically); give up after 30 s.
         deadline = time.monotonic() + 30
         while not self.ready_file.exists():
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.proc.kill()
-                out, err = self.proc.communicate()
-                raise RuntimeError("server did not start:\n" + out + err)
+                self.proc.wait()
+                for reader in self._readers:
+                    reader.join(timeout=5)
+                raise RuntimeError("server did not start:\n" + "".join(self._out) + "".join(self._err))
             time.sleep(0.02)
         self.ready = json.loads(self.ready_file.read_text())
         self.http = "http://" + self.ready["http"]
@@ -61,7 +71,10 @@ class Server:
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGTERM)
         try:
-            self.stdout, self.stderr = self.proc.communicate(timeout=15)
+            self.proc.wait(timeout=15)
+            for reader in self._readers:
+                reader.join(timeout=5)
+            self.stdout, self.stderr = "".join(self._out), "".join(self._err)
             return self.proc.returncode
         except subprocess.TimeoutExpired:
             self.proc.kill()

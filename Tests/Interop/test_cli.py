@@ -9,6 +9,8 @@ import requests
 from conftest import Server, binary
 
 LINE = re.compile(r"^understudy: (info|warning|error): \S")
+# The request log's lines (logfmt), beside the diagnostics on stderr.
+REQUEST = re.compile(r"^time=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z kind=(http|https|smtp|log) ")
 
 
 def test_ready_file_and_every_diagnostic_on_stderr():
@@ -21,7 +23,8 @@ def test_ready_file_and_every_diagnostic_on_stderr():
     assert server.stop() == 0
     assert server.stdout == ""
     lines = server.stderr.splitlines()
-    assert all(LINE.match(line) for line in lines), server.stderr
+    assert all(LINE.match(line) or REQUEST.match(line) for line in lines), server.stderr
+    assert any(REQUEST.match(line) and "path=/healthz status=200" in line for line in lines), server.stderr
     assert any(f"http listening on {server.http}" in line for line in lines)
     assert any(re.search(r": ready in \d+ ms \(understudy \d", line) for line in lines)
     assert any("SIGTERM, shutting down" in line for line in lines)

@@ -11,7 +11,9 @@ import UnderstudyJSON
     static let caFolder = try! TemporaryFolder(prefix: "understudy-app-ca")
 
     static func start(_ flags: [String: String] = [:]) throws -> (Application, SimpleHTTPClient) {
-        var all = ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "127.0.0.1:0", "--ca": caFolder.path + "/ca"]
+        // Quiet unless a test asks for the request log: thousands of requests would bury the test output.
+        var all = ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "127.0.0.1:0", "--ca": caFolder.path + "/ca",
+                   "--quiet": "true"]
         all.merge(flags) { $1 }
         let configuration = try Configuration.load(configFile: nil, environment: [:], flags: all)
         let app = try Application(configuration: configuration)

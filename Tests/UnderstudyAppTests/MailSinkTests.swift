@@ -13,7 +13,8 @@ import Glibc
 @Suite(.serialized) struct MailSinkTests {
     static func start() throws -> (Application, SimpleHTTPClient, SimpleSMTPClient) {
         let configuration = try Configuration.load(configFile: nil, environment: [:],
-                                                   flags: ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "null", "--ca": ApplicationTests.caFolder.path + "/ca"])
+                                                   flags: ["--http": "127.0.0.1:0", "--smtp": "127.0.0.1:0", "--https": "null", "--ca": ApplicationTests.caFolder.path + "/ca",
+                                                           "--quiet": "true"])
         let app = try Application(configuration: configuration)
         let smtp = ListenAddress(app.smtpAddress)!
         return (app, try SimpleSMTPClient.http(app), SimpleSMTPClient(host: smtp.host, port: smtp.port))

@@ -68,6 +68,13 @@ struct TestResponder: HTTPResponder {
             inner.path = "/big"
             let forward = inner
             return .blocking { [self] in respond(to: forward) }
+        case "/held":
+            // Blocking work that runs until the test opens `heldGate`.
+            return .blocking {
+                heldStarted.update { $0 += 1 }
+                while !heldGate.value { usleep(1000) }
+                return .response(.text("released"))
+            }
         case "/large":
             return .response(HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: 16 << 20)))
         default:
@@ -75,6 +82,10 @@ struct TestResponder: HTTPResponder {
         }
     }
 }
+
+/// `/held` work items started, and whether they may finish.
+let heldStarted = Box(0)
+let heldGate = Box(false)
 
 /// Chunks `/big` has handed out since its last request.
 let bigChunksProduced = Box(0)
@@ -482,6 +493,29 @@ struct HTTPServerTests {
             #expect(whole.status == 200)
             #expect(!whole.chunked)
             #expect(whole.body.count == 4 << 16)
+        }
+    }
+
+    @Test func aFullWorkerPoolAnswers503AtOnceAndTheRestComplete() throws {
+        let pool = WorkerPool(threads: 1, queueLimit: 1)
+        defer { pool.shutdown() }
+        heldStarted.update { $0 = 0 }
+        heldGate.update { $0 = false }
+        defer { heldGate.update { $0 = true } }
+        try withServer({ $0.workers = pool }) { address, _ in
+            let running = try HTTPTestClient(address), queued = try HTTPTestClient(address), refused = try HTTPTestClient(address)
+            defer { running.close(); queued.close(); refused.close() }
+            running.send("GET /held HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(waitUntil { heldStarted.value == 1 })      // the one worker is busy
+            queued.send("GET /held HTTP/1.1\r\nHost: t\r\n\r\n")  // waits in the queue (limit 1)
+            #expect(waitUntil { pool.queuedCount == 1 })
+            refused.send("GET /held HTTP/1.1\r\nHost: t\r\n\r\n")
+            let busy = try #require(refused.readResponse())
+            #expect(busy.status == 503)
+            #expect(busy.text.contains("server_busy"))
+            heldGate.update { $0 = true }
+            #expect(running.readResponse()?.text == "released")
+            #expect(queued.readResponse()?.text == "released")
         }
     }
 
