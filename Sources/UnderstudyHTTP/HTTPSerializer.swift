@@ -166,6 +166,13 @@ public enum HTTPSerializer {
     @inline(__always)
     private static func appendSanitized(_ text: String, to out: inout [UInt8]) {
         let utf8 = text.utf8
+        // Native strings are contiguous UTF-8: scan and copy the buffer, no per-byte iterator.
+        let copied = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte == 0x0D || byte == 0x0A || byte == 0x00 { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copied == true { return }
         if utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
             for byte in utf8 {
                 out.append(byte == 0x0D || byte == 0x0A || byte == 0x00 ? UInt8(ascii: " ") : byte)

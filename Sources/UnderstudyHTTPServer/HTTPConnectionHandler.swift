@@ -401,7 +401,7 @@ final class HTTPConnectionHandler: ConnectionHandler {
         timerFireAt = when
         let now = Self.now()
         let delay = when > now ? Duration.nanoseconds(Int64(clamping: when - now)) : .zero
-        connection.schedule(after: delay) { [weak self] in self?.timerFired() }
+        connection.schedule(after: delay) { [self] in timerFired() }   // cancelled when the connection closes
     }
 
     private func timerFired() {

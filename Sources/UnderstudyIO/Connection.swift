@@ -31,6 +31,8 @@ public final class Connection: Transport {
     public private(set) var isOpen = true
     /// Closed for its user, the descriptor still open: see `linger`.
     private var lingerTimer: Scheduled?
+    /// Ids of the timers `schedule` set that may still be pending (see `schedule`).
+    private var scheduledTimers: [UInt64] = []
     private var lingerDiscarded = 0
 
     /// A peer that takes no bytes for this long while output is pending is closed
@@ -185,7 +187,7 @@ public final class Connection: Transport {
         guard let writeTimeout else { return }
         lastWriteProgress = Monotonic.now()
         guard writeTimer == nil else { return }   // armed: it re-checks progress when it fires
-        writeTimer = eventLoop.scheduleConfined(after: writeTimeout) { [weak self] in self?.writeTimerFired() }
+        writeTimer = eventLoop.scheduleConfined(after: writeTimeout) { [self] in writeTimerFired() }   // cancelled at close
     }
 
     private func writeTimerFired() {
@@ -197,8 +199,8 @@ public final class Connection: Transport {
             closeNow(reason: .writeTimedOut)
             return
         }
-        writeTimer = eventLoop.scheduleConfined(after: .nanoseconds(Int64(clamping: limit - stalled))) { [weak self] in
-            self?.writeTimerFired()
+        writeTimer = eventLoop.scheduleConfined(after: .nanoseconds(Int64(clamping: limit - stalled))) { [self] in
+            writeTimerFired()
         }
     }
 
@@ -285,6 +287,7 @@ public final class Connection: Transport {
         outboundOffset = 0
         writeTimer?.cancel()
         writeTimer = nil
+        cancelScheduledTimers()
         if reason == .closedLocally && hasUnreadInput() {
             linger()
         } else {
@@ -318,7 +321,7 @@ public final class Connection: Transport {
             finishLingering()
             return
         }
-        lingerTimer = eventLoop.scheduleConfined(after: lingerTime) { [weak self] in self?.finishLingering() }
+        lingerTimer = eventLoop.scheduleConfined(after: lingerTime) { [self] in finishLingering() }   // cancelled there
     }
 
     private var isLingering: Bool { lingerTimer != nil }
@@ -350,13 +353,29 @@ public final class Connection: Transport {
     // MARK: Timers
 
     /// Runs `task` on the loop after `delay`, unless the connection has closed by then.
+    ///
+    /// Timers that may still be pending are cancelled when the connection closes, so `task` may
+    /// hold the connection and its handlers strongly: it never outlives them. (A weak reference
+    /// would do the same at a price: forming one gives the object a side table, and from then on
+    /// every retain and release of it, per request, takes Swift's slow path.)
     @discardableResult
     public func schedule(after delay: Duration, _ task: @escaping () -> Void) -> Scheduled {
         assertOnLoop()
-        return eventLoop.scheduleConfined(after: delay) { [weak self] in
-            guard let self, self.isOpen else { return }
+        guard isOpen else { return eventLoop.scheduleConfined(after: delay) {} }   // never runs `task`
+        let scheduled = eventLoop.scheduleConfined(after: delay) { [self] in
+            guard isOpen else { return }
             task()
         }
+        if scheduledTimers.count >= 16 {
+            scheduledTimers.removeAll { !eventLoop.hasPendingTimer(id: $0) }   // ran or were cancelled
+        }
+        scheduledTimers.append(scheduled.id)
+        return scheduled
+    }
+
+    private func cancelScheduledTimers() {
+        for id in scheduledTimers { eventLoop.cancelTimer(id: id) }
+        scheduledTimers = []
     }
 
     // MARK: epoll

@@ -153,6 +153,9 @@ public final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         for index in stride(from: timerHeap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }
 
+    /// Whether the timer `id` has neither run nor been cancelled (on the loop).
+    func hasPendingTimer(id: UInt64) -> Bool { timerTasks[id] != nil }
+
     /// Heap entries, live or cancelled: for tests of the bound above.
     var timerHeapCount: Int { timerHeap.count }
 

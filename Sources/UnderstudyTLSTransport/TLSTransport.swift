@@ -53,7 +53,8 @@ public final class TLSTransport: Transport, ConnectionHandler {
             }
             holdsHandshakeSlot = true
         }
-        handshakeTimer = connection.schedule(after: handshakeTimeout) { [weak self] in self?.handshakeTimedOut() }
+        // Held strongly: the connection cancels its timers when it closes (see `Connection.schedule`).
+        handshakeTimer = connection.schedule(after: handshakeTimeout) { [self] in handshakeTimedOut() }
         flushNetwork()   // a client's hello; nothing for a server
     }
 
@@ -175,8 +176,8 @@ public final class TLSTransport: Transport, ConnectionHandler {
     @discardableResult
     public func schedule(after delay: Duration, _ task: @escaping () -> Void) -> Scheduled {
         guard let lower else { preconditionFailure("TLSTransport used before its connection was active") }
-        return lower.schedule(after: delay) { [weak self] in
-            guard let self, self.isOpen else { return }
+        return lower.schedule(after: delay) { [self] in
+            guard isOpen else { return }
             task()
         }
     }

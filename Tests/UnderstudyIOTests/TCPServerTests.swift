@@ -452,4 +452,36 @@ struct TCPServerTests {
         client.close()
         #expect(throws: IOError.self) { _ = try TestClient(address) }
     }
+
+    /// Holds itself in a timer closure, as protocol handlers do, and counts its deinit.
+    final class TimedHandler: ConnectionHandler {
+        static let alive = Box(0)
+        init() { Self.alive.update { $0 += 1 } }
+        deinit { Self.alive.update { $0 -= 1 } }
+        func connectionActive(_ connection: any Transport) {
+            connection.schedule(after: .seconds(600)) { [self] in connection.write(Array("\(self)".utf8)) }
+            connection.schedule(after: .seconds(600)) { [self] in _ = self }
+        }
+        func connection(_ connection: any Transport, received bytes: UnsafeRawBufferPointer) {
+            connection.close()
+        }
+    }
+
+    @Test func aClosedConnectionCancelsItsTimersSoNothingOutlivesIt() throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdownGracefully() }
+        let server = TCPServer(configuration: .init(host: "127.0.0.1", port: 0), group: group) { _ in TimedHandler() }
+        let address = try server.start()
+        for closedBy in ["server", "client"] {
+            let client = try TestClient(address)
+            #expect(waitUntil { TimedHandler.alive.value == 1 })
+            if closedBy == "server" {
+                client.send("x")
+                #expect(client.readToEnd() == [])
+            }
+            client.close()
+            // Both 600 s timers held the handler (and through it the connection): closing released them.
+            #expect(waitUntil { server.connectionCount == 0 && TimedHandler.alive.value == 0 }, "closed by the \(closedBy)")
+        }
+    }
 }

@@ -84,9 +84,10 @@ import Testing
 }
 
 extension PEMTests {
-    @Test func encryptedKeysAreAnErrorNotAPrompt() throws {
-        guard let encrypted = OpenSSLCommand.run(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-passout", "pass:secret"],
-                                                 input: TestKeys.ec.pemRepresentation) else { return }
+    @Test(.enabled(if: OpenSSLCommand.path != nil, "needs the openssl command"))
+    func encryptedKeysAreAnErrorNotAPrompt() throws {
+        let encrypted = try #require(OpenSSLCommand.run(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-passout", "pass:secret"],
+                                                        input: TestKeys.ec.pemRepresentation))
         #expect(encrypted.hasPrefix("-----BEGIN ENCRYPTED PRIVATE KEY-----"))
         let error = #expect(throws: JOSEError.self) { try JWS.ES256.PrivateKey(pemRepresentation: encrypted) }
         #expect(error?.kind == .invalidPEM)
