@@ -61,13 +61,21 @@ let package = Package(
         .target(name: "UnderstudyInbox",
                 dependencies: ["UnderstudyStore", "UnderstudyMIME", "UnderstudyExtract", "UnderstudyHTTP", "UnderstudyJSON"],
                 path: "Sources/UnderstudyInbox"),
+        // Mailpit's API v1 over the inbox, for test suites written against Mailpit.
+        .target(name: "UnderstudyMailpit",
+                dependencies: ["UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"],
+                path: "Sources/UnderstudyMailpit"),
+        // The HTTP email APIs (Resend, SendGrid, Postmark, Mailgun, SES) captured into the inbox.
+        .target(name: "UnderstudyMailAPIs",
+                dependencies: ["UnderstudyInbox", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"],
+                path: "Sources/UnderstudyMailAPIs"),
         // The local CA: issues the leaf certificates (JOSE's X.509) the TLS engine serves by SNI.
         .target(name: "UnderstudyCA", dependencies: ["UnderstudyTLS", "UnderstudyJOSE"], path: "Sources/UnderstudyCA"),
 
         // MARK: Application assembly and executables
         .target(name: "UnderstudyApp",
                 dependencies: ["UnderstudyHTTPServer", "UnderstudySMTPServer", "UnderstudyProviders",
-                               "UnderstudyInbox", "UnderstudyJOSE", "UnderstudyJSON",
+                               "UnderstudyInbox", "UnderstudyMailpit", "UnderstudyMailAPIs", "UnderstudyJOSE", "UnderstudyJSON",
                                "UnderstudyGrants", "UnderstudyWebFlows", "UnderstudyTLS", "UnderstudyTLSTransport", "UnderstudyCA"],
                 path: "Sources/UnderstudyApp"),
         .executableTarget(name: "understudy", dependencies: ["UnderstudyApp"], path: "Sources/understudy"),
@@ -91,8 +99,12 @@ let package = Package(
         .testTarget(name: "UnderstudyWebFlowsTests",
                     dependencies: ["UnderstudyWebFlows", "UnderstudyGrants", "UnderstudyProviders", "UnderstudyHTTP", "UnderstudyJOSE", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyInboxTests", dependencies: ["UnderstudyInbox", "UnderstudyHTTP"]),
+        .testTarget(name: "UnderstudyMailAPIsTests",
+                    dependencies: ["UnderstudyMailAPIs", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"]),
+        .testTarget(name: "UnderstudyMailpitTests",
+                    dependencies: ["UnderstudyMailpit", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyAppTests",
-                    dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON",
+                    dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyMailAPIs", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON",
                                    "UnderstudyWebFlows", "UnderstudyGrants",
                                    "UnderstudyTLS", "UnderstudyCA", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyTLSTests", dependencies: ["UnderstudyTLS", "COpenSSL", "CShims"], resources: [.copy("Fixtures")]),

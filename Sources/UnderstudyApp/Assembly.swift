@@ -5,6 +5,8 @@ import UnderstudyGrants
 import UnderstudyHTTP
 import UnderstudyInbox
 import UnderstudyJOSE
+import UnderstudyMailAPIs
+import UnderstudyMailpit
 import UnderstudyProviders
 import UnderstudyWebFlows
 
@@ -68,6 +70,8 @@ enum Assembly {
         providers.register(on: &router)
         flows.register(on: &router)
         InboxRoutes(inbox: inbox).register(on: &router)
+        MailpitRoutes(inbox: inbox, version: "understudy \(UnderstudyCLI.version)", clock: inbox.clock).register(on: &router)
+        EmailAPIRoutes(inbox: inbox, apiKey: configuration.mail.apiKey, clock: inbox.clock).register(on: &router)
         SystemRoutes.register(on: &router)
     }
 

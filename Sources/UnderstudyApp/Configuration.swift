@@ -19,6 +19,8 @@ public struct MailSettings: Sendable {
     public var requireTLS = false
     public var username: String?
     public var password: String?
+    /// Enforced by the HTTP email APIs when set.
+    public var apiKey: String?
     public init() {}
 }
 
@@ -84,6 +86,8 @@ public struct Configuration: Sendable {
         SettingSpec("mail.requireTLS", .boolean, "refuse MAIL, RCPT, DATA and AUTH with 530 until the client has started TLS"),
         SettingSpec("mail.username", .string, nullable: true, "SMTP AUTH user; null accepts any credentials"),
         SettingSpec("mail.password", .string, nullable: true, "SMTP AUTH password"),
+        SettingSpec("mail.apiKey", .string, nullable: true,
+                    "the key the HTTP email APIs (Resend, SendGrid, Postmark, Mailgun; SES: the access key id) must be sent; null accepts any"),
         SettingSpec("server.allowHosts", .stringList, alias: "--allow-host", "Host names answered besides localhost, loopback, the public URL's and the provider hosts (repeatable; * allows any)"),
         SettingSpec("server.allowRemote", .boolean, alias: "--allow-remote", "allow listening beyond loopback without an API token"),
         SettingSpec("log.format", .choice(["text", "json"]), "request log lines on stderr: text (logfmt, key=value) or json (one object a line)"),
@@ -228,6 +232,7 @@ public struct Configuration: Sendable {
         c.signIn.clients = ClientRegistry(try clients(get(tree, "clients")))
         c.mail.username = optional("mail.username")
         c.mail.password = optional("mail.password")
+        c.mail.apiKey = optional("mail.apiKey")
         if (c.mail.username == nil) != (c.mail.password == nil) {
             throw .invalid("mail.username", "and mail.password must be set together (or both null to accept any credentials)")
         }

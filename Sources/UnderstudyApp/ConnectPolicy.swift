@@ -15,7 +15,7 @@ struct ConnectPolicy: Sendable {
 
     func decide(_ request: HTTPRequest) -> HTTPConnectDecision {
         let host = VirtualHosts.hostname(request.target)
-        guard VirtualHosts.prefixes[host] != nil else {
+        guard VirtualHosts.prefix(for: host) != nil else {
             if passThrough, let colon = request.target.lastIndex(of: ":"),
                let port = Int(request.target[request.target.index(after: colon)...]), (1...65535).contains(port) {
                 return .passThrough(host: host, port: port)

@@ -53,7 +53,8 @@ enum EmbeddedDefaults {
     "startTLS": true,
     "requireTLS": false,
     "username": null,
-    "password": null
+    "password": null,
+    "apiKey": null
   },
   "log": {
     "format": "text",

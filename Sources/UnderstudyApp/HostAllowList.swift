@@ -43,7 +43,7 @@ struct HostAllowList: Sendable {
         guard let header, !header.isEmpty else { return true }
         if Self.isPlainLoopback(header) { return true }   // the hot path: no copies
         guard let name = Self.hostname(ofHeader: header) else { return false }
-        if Self.isLoopback(name) || names.contains(name) { return true }
+        if Self.isLoopback(name) || names.contains(name) || VirtualHosts.prefix(for: name) != nil { return true }
         return suffixes.contains { name.hasSuffix($0) }
     }
 

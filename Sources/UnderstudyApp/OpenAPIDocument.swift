@@ -172,6 +172,7 @@ enum OpenAPIDocument {
                         "subject": ["type": ["string", "null"]], "receivedAt": ["type": "string", "format": "date-time"],
                         "size": ["type": "integer"], "snippet": ["type": "string"],
                         "codes": ["type": "array", "items": ["type": "string"]], "attachments": ["type": "integer"],
+                        "source": ["type": "string", "description": "smtp, or the HTTP API it came through: resend, sendgrid, postmark, mailgun, ses, mailpit"],
                     ],
                 ],
                 "MessageList": [
@@ -195,6 +196,7 @@ enum OpenAPIDocument {
                         "links": ["type": "array", "items": ["type": "object", "properties": [
                             "url": ["type": "string"], "text": ["type": ["string", "null"]],
                             "purpose": ["type": "string", "enum": ["verify-email", "magic-link", "reset-password", "unsubscribe", "other"]]]]],
+                        "source": ["type": "string", "description": "smtp, or the HTTP API it came through: resend, sendgrid, postmark, mailgun, ses, mailpit"],
                     ],
                 ],
             ]],

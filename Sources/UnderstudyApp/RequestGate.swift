@@ -2,7 +2,7 @@ import UnderstudyHTTP
 import UnderstudyJSON
 
 /// What every request passes before routing, in one place: its Host must be one Understudy serves
-/// (421 otherwise), and when an API token is configured, `/api/*` needs it (401 otherwise).
+/// (421 otherwise), and when an API token is configured, `/api/*` and `/view/*` need it (401 otherwise).
 /// `/healthz` and the provider routes stay open: real verifiers fetch JWKS, discovery, certs and
 /// tokeninfo without a token.
 struct RequestGate: HTTPResponder {
@@ -23,8 +23,9 @@ struct RequestGate: HTTPResponder {
         return next.respond(to: request)
     }
 
+    /// `/api` (Mailpit's `/api/v1` with it) and Mailpit's `/view/{ID}.html`, which shows mail too.
     static func needsToken(_ path: String) -> Bool {
-        path == "/api" || path.hasPrefix("/api/")
+        path == "/api" || path.hasPrefix("/api/") || path.hasPrefix("/view/")
     }
 
     static func misdirected(_ host: String) -> HTTPResponse {

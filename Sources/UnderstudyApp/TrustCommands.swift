@@ -1,4 +1,5 @@
 import UnderstudyCA
+import UnderstudyMailAPIs
 
 /// What pointing a stack at Understudy's real-hostname modes needs: the local CA (`understudy ca`),
 /// the hosts lines (`understudy hosts`) and the variables (`understudy env`). Each reads the same
@@ -76,9 +77,11 @@ enum TrustCommands {
         let configuration = try UnderstudyCLI.configuration(parsed, environment: environment)
         let https = configuration.https.flatMap(ListenAddress.init)
         let ip = https.map { $0.host == "0.0.0.0" || $0.host == "localhost" ? "127.0.0.1" : $0.host } ?? "127.0.0.1"
-        output.out("# /etc/hosts\n\(ip) \(hostNames.joined(separator: " "))\n\n")
+        // The email APIs on a line of their own: a stack may want the providers without them.
+        let emailHosts = EmailAPIRoutes.prefixes.flatMap(\.hosts)
+        output.out("# /etc/hosts\n\(ip) \(hostNames.joined(separator: " "))\n\(ip) \(emailHosts.joined(separator: " "))\n\n")
         output.out("# docker compose (service section): the host's Understudy\nextra_hosts:\n")
-        for name in hostNames { output.out("  - \"\(name):host-gateway\"\n") }
+        for name in hostNames + emailHosts { output.out("  - \"\(name):host-gateway\"\n") }
         let log = Logger(output: output)
         if let https, https.port != 443 {
             log.warning("clients connect to port 443 for these names, but HTTPS listens on \(https.port): run with --https \(https.host):443 "

@@ -1,8 +1,11 @@
 import UnderstudyHTTP
+import UnderstudyMailAPIs
 
 /// Host routing: a request for one of the provider hosts Understudy stands in for is answered by
 /// the routes under that provider's prefix, on the real paths: `appleid.apple.com/auth/keys` is
 /// `/apple/auth/keys`, `www.googleapis.com/oauth2/v3/certs` is `/google/oauth2/v3/certs`. The host
+/// The HTTP email APIs are routed the same way: `api.resend.com/emails` is `/resend/emails`, and
+/// `email.<any region>.amazonaws.com` goes to `/ses`. The host
 /// comes from the Host header (the absolute-form target of a proxy request carries it too), else
 /// the TLS server name. Any other host keeps the path-routed API of localhost.
 struct VirtualHosts: HTTPResponder {
@@ -14,14 +17,19 @@ struct VirtualHosts: HTTPResponder {
         "www.googleapis.com": "/google",
         "oauth2.googleapis.com": "/google",
         "openidconnect.googleapis.com": "/google",
-    ]
+    ].merging(EmailAPIRoutes.prefixes.flatMap { entry in entry.hosts.map { ($0, entry.prefix) } }) { first, _ in first }
 
     static var hosts: [String] { prefixes.keys.sorted() }
+
+    /// The prefix a host's routes live under: a listed host, or SES in any region.
+    static func prefix(for host: String) -> String? {
+        prefixes[host] ?? (EmailAPIRoutes.isSESHost(host) ? "/ses" : nil)
+    }
 
     let next: any HTTPResponder
 
     func respond(to request: HTTPRequest) -> HTTPReply {
-        guard let host = Self.host(of: request), let prefix = Self.prefixes[host] else {
+        guard let host = Self.host(of: request), let prefix = Self.prefix(for: host) else {
             return next.respond(to: request)
         }
         var routed = HTTPRequest(method: request.method, target: prefix + Self.originForm(request.target),

@@ -3,6 +3,7 @@ public struct HTTPBodyError: Error, Sendable, Equatable, CustomStringConvertible
     private enum Code: String, Sendable {
         case unsupportedMediaType = "unsupported_media_type"
         case invalidJSON = "invalid_json"
+        case invalidForm = "invalid_form"
     }
 
     private var code: Code
@@ -27,6 +28,10 @@ public struct HTTPBodyError: Error, Sendable, Equatable, CustomStringConvertible
     static func unsupportedMediaType(got: String?, expected: String) -> HTTPBodyError {
         HTTPBodyError(.unsupportedMediaType, .unsupportedMediaType,
                       "Content-Type is \(got.map { "`\($0)`" } ?? "missing"); send the body as \(expected)")
+    }
+
+    static func invalidForm(_ detail: String) -> HTTPBodyError {
+        HTTPBodyError(.invalidForm, .badRequest, "request body: \(detail); send a valid multipart/form-data body")
     }
 
     static func invalidJSON(_ detail: String) -> HTTPBodyError {

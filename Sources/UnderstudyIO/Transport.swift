@@ -38,32 +38,7 @@ public protocol Transport: AnyObject {
     func replaceHandler(with handler: any ConnectionHandler, replaying: [UInt8])
 }
 
-/// How a connection is secured, as routing needs to know it.
-public struct TransportSecurity: Sendable, Equatable {
-    /// Plain TCP.
-    public static let none = TransportSecurity(isTLS: false, serverName: nil)
-
-    public var isTLS: Bool
-    /// The SNI host name the client asked for, lowercased (nil without TLS or without SNI).
-    public var serverName: String?
-
-    public init(isTLS: Bool, serverName: String?) {
-        self.isTLS = isTLS
-        self.serverName = serverName
-    }
-}
-
 extension Transport {
     /// A Sendable reference for other threads (see `ConnectionReference`).
     public var reference: ConnectionReference { ConnectionReference(self) }
-}
-
-/// A layer put between every accepted connection of a listener and its protocol handler: given
-/// the protocol handler, returns the handler the socket gets (TLS for an HTTPS or SMTPS listener).
-public struct ConnectionLayer: Sendable {
-    public let wrap: @Sendable (any ConnectionHandler) -> any ConnectionHandler
-
-    public init(_ wrap: @escaping @Sendable (any ConnectionHandler) -> any ConnectionHandler) {
-        self.wrap = wrap
-    }
 }

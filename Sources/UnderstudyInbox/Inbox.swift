@@ -38,7 +38,7 @@ public enum InboxEvent: Sendable {
 /// and mail is accepted again.
 public final class Inbox: Sendable {
     public let store: MessageStore
-    let clock: @Sendable () -> Int64
+    public let clock: @Sendable () -> Int64
     private let writer = DispatchQueue(label: "understudy.inbox.writer")
     private let timers = DispatchQueue(label: "understudy.inbox.timers")
     private let pending = Mutex<PendingWrites>(PendingWrites())
@@ -104,7 +104,7 @@ public final class Inbox: Sendable {
     }
 
     /// Told when indexing starts failing (with the cause) and when it recovers.
-    let report: @Sendable (String) -> Void
+    public let report: @Sendable (String) -> Void
 
     /// `clock` gives milliseconds since the epoch; `report` gets a line when the index cannot be
     /// written and when it can again (the app writes it to stderr).
@@ -122,10 +122,11 @@ public final class Inbox: Sendable {
     /// Digests and stores a message; `completion` runs with the message id once it is stored:
     /// on the caller's thread right away while the backlog is small, else on the writer's thread
     /// once it is indexed. With `waitForIndex`, always the latter.
+    /// `source` names the HTTP API a message came through (nil for SMTP).
     public func accept(raw: [UInt8], envelopeFrom: String, envelopeTo: [String], waitForIndex: Bool = false,
-                       completion: @escaping @Sendable (Result<String, InboxError>) -> Void) {
+                       source: String? = nil, completion: @escaping @Sendable (Result<String, InboxError>) -> Void) {
         let (message, links) = IncomingMessage.digestWithLinks(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo,
-                                                               receivedAt: clock())
+                                                               receivedAt: clock(), source: source)
         let outcome = pending.withLock { state -> Result<(id: String, answerNow: Bool, scheduleDrain: Bool), InboxError> in
             // A message appended now could not be indexed, so a 250 would be a promise not kept.
             if let failure = state.failure { return .failure(failure) }
@@ -153,10 +154,11 @@ public final class Inbox: Sendable {
     }
 
     /// `accept`, waiting for the index: for embedding the inbox without an SMTP server (and tests).
-    public func acceptAndWait(raw: [UInt8], envelopeFrom: String, envelopeTo: [String]) throws(InboxError) -> String {
+    public func acceptAndWait(raw: [UInt8], envelopeFrom: String, envelopeTo: [String],
+                              source: String? = nil) throws(InboxError) -> String {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<String, InboxError>?>(nil)
-        accept(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo, waitForIndex: true) { r in
+        accept(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo, waitForIndex: true, source: source) { r in
             result.withLock { $0 = r }
             done.signal()
         }
@@ -321,6 +323,29 @@ public final class Inbox: Sendable {
         let deleted = try writer.sync { try store.delete(id: id) }
         if deleted { notify(.deleted(id: id)) }
         return deleted
+    }
+
+    /// Deletes these messages; returns the ids that were there.
+    public func delete(ids: [String]) throws -> [String] {
+        let deleted = try writer.sync { try store.delete(ids: ids) }
+        for id in deleted { notify(.deleted(id: id)) }
+        return deleted
+    }
+
+    /// Read state and tags change through the writer, like every other write.
+    @discardableResult
+    public func setRead(_ read: Bool, ids: [String]?) throws -> Int {
+        try writer.sync { try store.setRead(read, ids: ids) }
+    }
+
+    @discardableResult
+    public func setTags(_ tags: [String], ids: [String]) throws -> Int {
+        try writer.sync { try store.setTags(tags, ids: ids) }
+    }
+
+    @discardableResult
+    public func renameTag(_ tag: String, to name: String?) throws -> Int {
+        try writer.sync { try store.renameTag(tag, to: name) }
     }
 
     public func deleteAll() throws -> Int {

@@ -18,6 +18,7 @@ enum InboxJSON {
             "snippet": .string(s.snippet),
             "codes": JSONValue(s.codes),
             "attachments": JSONValue(attachments.filter { $0["inline"] == false }.count),
+            "source": .string(s.source ?? "smtp"),
         ]
     }
 
@@ -51,6 +52,7 @@ enum InboxJSON {
             "attachments": (try? JSONValue.parse(s.attachmentsJSON)) ?? [],
             "codes": JSONValue(s.codes),
             "links": (try? JSONValue.parse(m.linksJSON)) ?? [],
+            "source": .string(s.source ?? "smtp"),
         ]
     }
 

@@ -222,12 +222,12 @@ public struct InboxRoutes: Sendable {
 
     /// Types a browser shows without running anything: served inline. Everything else (HTML, SVG,
     /// XML, PDF, unknown types) is an attachment unless viewed on purpose.
-    static let inertTypes: Set<String> = ["text/plain", "text/csv", "image/png", "image/jpeg", "image/gif",
+    public static let inertTypes: Set<String> = ["text/plain", "text/csv", "image/png", "image/jpeg", "image/gif",
                                           "image/webp", "image/avif", "image/bmp"]
 
     /// No script, no plugins, no requests, no framing: a received mail's content stays inert on
     /// the API's origin. Styles inline in the mail still apply; images only when asked.
-    static func sandboxPolicy(images: Bool) -> String {
+    public static func sandboxPolicy(images: Bool) -> String {
         "sandbox; default-src 'none'; style-src 'unsafe-inline'; " + (images ? "img-src * data:; " : "") + "frame-ancestors 'none'"
     }
 

@@ -10,20 +10,34 @@ public enum IncomingMessage {
     /// Characters kept in a listing's snippet.
     static let snippetLength = 200
 
-    public static func digest(raw: [UInt8], envelopeFrom: String, envelopeTo: [String], receivedAt: Int64) -> NewMessage {
-        digestWithLinks(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo, receivedAt: receivedAt).message
+    public static func digest(raw: [UInt8], envelopeFrom: String, envelopeTo: [String], receivedAt: Int64,
+                              source: String? = nil) -> NewMessage {
+        digestWithLinks(raw: raw, envelopeFrom: envelopeFrom, envelopeTo: envelopeTo, receivedAt: receivedAt, source: source).message
     }
+
+    /// The header a message built from an HTTP API request carries its source in, so a message
+    /// recovered from the log (which keeps only the raw bytes and the envelope) keeps it too.
+    public static let sourceHeader = "X-Understudy-Source"
 
     /// A message from the store's log that was never indexed (the process stopped first),
     /// decoded as it would have been on arrival.
     public static func recover(_ record: MessageLogRecord) -> NewMessage {
-        digest(raw: record.raw, envelopeFrom: record.envelopeFrom, envelopeTo: record.envelopeTo, receivedAt: record.receivedAt)
+        let source = MIMEMessage(parsing: record.raw).headers[sourceHeader].flatMap { $0.isEmpty ? nil : String($0.prefix(64)) }
+        return digest(raw: record.raw, envelopeFrom: record.envelopeFrom, envelopeTo: record.envelopeTo,
+                      receivedAt: record.receivedAt, source: source)
+    }
+
+    /// Tags from an `X-Tags` header (comma-separated, as Mailpit reads it), within the store's limits.
+    static func tags(_ mime: MIMEMessage) -> [String] {
+        let listed = mime.headers.all(named: "X-Tags").flatMap { $0.value.split(separator: ",").map(String.init) }
+        return Array(NewMessage.normalizeTags(listed).filter { $0.utf8.count <= NewMessage.maximumTagLength }
+            .prefix(NewMessage.maximumTags))
     }
 
     /// The message to store, and its links as values, so waiters can match them without parsing
     /// the JSON text that was just written for the store.
     static func digestWithLinks(raw: [UInt8], envelopeFrom: String, envelopeTo: [String],
-                                receivedAt: Int64) -> (message: NewMessage, links: [JSONValue]) {
+                                receivedAt: Int64, source: String? = nil) -> (message: NewMessage, links: [JSONValue]) {
         let mime = MIMEMessage(parsing: raw)
         let text = mime.bestText
         let extraction = Extractor.extract(subject: mime.subject, text: mime.text, html: mime.html)
@@ -35,7 +49,8 @@ public enum IncomingMessage {
             subject: mime.subject, messageID: mime.messageID, date: mime.date?.raw,
             text: text, html: mime.html, snippet: snippet(text ?? ""),
             codes: extraction.codes.map(\.value),
-            linksJSON: JSONValue.array(links).serialized(), attachmentsJSON: attachments.serialized())
+            linksJSON: JSONValue.array(links).serialized(), attachmentsJSON: attachments.serialized(),
+            fromName: mime.from.first?.name.flatMap { $0.isEmpty ? nil : $0 }, tags: tags(mime), source: source)
         return (message, links)
     }
 

@@ -1,10 +1,5 @@
 import Glibc
 
-/// How a part asks to be shown (Content-Disposition).
-public enum MIMEDisposition: String, Sendable, Hashable {
-    case inline, attachment
-}
-
 /// One leaf of a message's MIME tree, with its decoded body.
 public struct MIMEPart: Sendable, Hashable {
     /// IMAP-style section number: "1", "2.1", ...

@@ -12,6 +12,8 @@ public struct MessageFilter: Sendable, Equatable {
     public var after: MessageCursor?
     /// Only messages with at least one extracted code.
     public var requireCode: Bool
+    /// Structured conditions, all of which must hold (see `MessageCondition`).
+    public var conditions: [MessageCondition] = []
     /// Page size (1...`maximumLimit`) and number of matches to skip, newest first.
     public var limit: Int
     public var offset: Int

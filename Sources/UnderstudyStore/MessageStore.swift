@@ -279,8 +279,8 @@ public final class MessageStore: Sendable {
         try db.execute("""
             INSERT INTO messages (seq, id, received_at, size, envelope_from, envelope_to, header_from, header_to,
                                   header_cc, subject, message_id, date, snippet, codes, attachments, recipient_keys,
-                                  log_position)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  log_position, tags, source, from_name)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
                 .integer(seq), .text(logged.id), .integer(message.receivedAt), .integer(Int64(message.raw.count)),
                 .text(message.envelopeFrom), .text(StringListCoding.encode(message.envelopeTo)),
@@ -289,6 +289,7 @@ public final class MessageStore: Sendable {
                 DatabaseValue(message.messageID), DatabaseValue(message.date), .text(message.snippet),
                 .text(StringListCoding.encode(message.codes)), .text(message.attachmentsJSON),
                 .text(StringListCoding.encode(recipientKeys)), .integer(logged.position),
+                .text(StringListCoding.encode(message.tags)), DatabaseValue(message.source), DatabaseValue(message.fromName),
             ])
         for address in recipientKeys {
             try db.execute("INSERT OR IGNORE INTO recipients (address, seq) VALUES (?, ?)",
@@ -355,6 +356,148 @@ public final class MessageStore: Sendable {
             removeUnusedSegments(state)
             return deleted
         }
+    }
+
+    /// Deletes the messages with these ids; returns the ids that were there.
+    @discardableResult
+    public func delete(ids: [String]) throws -> [String] {
+        let normalized = try Self.normalize(ids)
+        guard !normalized.isEmpty else { return [] }
+        return try writerState.withLock { state in
+            let deleted = try write { db -> [String] in
+                var deleted: [String] = []
+                for chunk in Self.chunks(normalized) {
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                    let found = try db.fetchColumn(String.self, "SELECT id FROM messages WHERE id IN (\(marks))",
+                                                   arguments: chunk.map { .text($0) })
+                    try db.execute("DELETE FROM messages WHERE id IN (\(marks))", arguments: chunk.map { .text($0) })
+                    deleted += found
+                }
+                return deleted
+            }
+            state.count -= deleted.count
+            if !deleted.isEmpty { removeUnusedSegments(state) }
+            return deleted
+        }
+    }
+
+    /// Marks the messages with these ids (every message when nil) read or unread; returns how
+    /// many messages exist among them.
+    @discardableResult
+    public func setRead(_ read: Bool, ids: [String]?) throws -> Int {
+        guard let ids else {
+            return try writerState.withLock { _ in
+                try write { db in
+                    try db.execute("UPDATE messages SET is_read = ? WHERE is_read <> ?", arguments: [.integer(read ? 1 : 0), .integer(read ? 1 : 0)])
+                    return try db.fetchScalar(Int.self, "SELECT count(*) FROM messages") ?? 0
+                }
+            }
+        }
+        let normalized = try Self.normalize(ids)
+        return try writerState.withLock { _ in
+            try write { db in
+                var found = 0
+                for chunk in Self.chunks(normalized) {
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                    try db.execute("UPDATE messages SET is_read = ? WHERE id IN (\(marks))",
+                                   arguments: [.integer(read ? 1 : 0)] + chunk.map { .text($0) })
+                    found += db.changedRowCount
+                }
+                return found
+            }
+        }
+    }
+
+    /// Replaces the tags of the messages with these ids (an empty list removes them); returns
+    /// how many messages exist among them.
+    @discardableResult
+    public func setTags(_ tags: [String], ids: [String]) throws -> Int {
+        let tags = NewMessage.normalizeTags(tags)
+        try NewMessage.validate(tags: tags)
+        let normalized = try Self.normalize(ids)
+        let encoded = StringListCoding.encode(tags)
+        return try writerState.withLock { _ in
+            try write { db in
+                var found = 0
+                for chunk in Self.chunks(normalized) {
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                    try db.execute("UPDATE messages SET tags = ? WHERE id IN (\(marks))",
+                                   arguments: [.text(encoded)] + chunk.map { .text($0) })
+                    found += db.changedRowCount
+                }
+                return found
+            }
+        }
+    }
+
+    /// Renames a tag on every message that has it (ignoring case); returns how many changed.
+    @discardableResult
+    public func renameTag(_ old: String, to new: String?) throws -> Int {
+        if let new { try NewMessage.validate(tags: [new]) }
+        return try writerState.withLock { _ in
+            try write { db in
+                let rows = try db.fetchAll(TagRow.self, """
+                    SELECT m.seq, m.tags FROM messages m
+                    WHERE EXISTS (SELECT 1 FROM json_each(m.tags) t WHERE lower(t.value) = lower(?))
+                    """, arguments: [.text(old)])
+                for row in rows {
+                    var tags = row.tags.filter { $0.lowercased() != old.lowercased() }
+                    if let new { tags.append(new) }
+                    try db.execute("UPDATE messages SET tags = ? WHERE seq = ?",
+                                   arguments: [.text(StringListCoding.encode(NewMessage.normalizeTags(tags))), .integer(row.seq)])
+                }
+                return rows.count
+            }
+        }
+    }
+
+    private struct TagRow: RowDecodable {
+        var seq: Int64
+        var tags: [String]
+        init(row: Row) throws {
+            seq = try row.value(at: 0)
+            tags = try StringListCoding.decode(row.value(at: 1))
+        }
+    }
+
+    /// Every tag in use with the number of messages carrying it, sorted by name (ignoring case).
+    public func tagCounts() throws -> [(tag: String, count: Int)] {
+        try pool.read { db in
+            try db.fetchAll(TagCount.self, """
+                SELECT min(t.value), count(*) FROM messages m, json_each(m.tags) t
+                GROUP BY lower(t.value) ORDER BY lower(t.value)
+                """).map { (tag: $0.tag, count: $0.count) }
+        }
+    }
+
+    private struct TagCount: RowDecodable {
+        var tag: String
+        var count: Int
+        init(row: Row) throws {
+            tag = try row.value(at: 0)
+            count = try row.value(at: 1)
+        }
+    }
+
+    /// Number of messages not marked read.
+    public func unreadCount() throws -> Int {
+        try pool.read { db in try db.fetchScalar(Int.self, "SELECT count(*) FROM messages WHERE is_read = 0") ?? 0 }
+    }
+
+    /// Ids checked and normalized; at most `MessageFilter.maximumLimit * 10` at once.
+    private static func normalize(_ ids: [String]) throws -> [String] {
+        guard ids.count <= MessageFilter.maximumLimit * 10 else {
+            throw MessageStoreError.invalidFilter("\(ids.count) ids at once; the limit is \(MessageFilter.maximumLimit * 10)")
+        }
+        return try ids.map { id in
+            guard let normalized = MessageIDGenerator.normalize(id) else { throw MessageStoreError.invalidID(id) }
+            return normalized
+        }
+    }
+
+    /// Runs of at most 500 (SQLite's bound-parameter limit is far above).
+    private static func chunks(_ ids: [String]) -> [ArraySlice<String>] {
+        stride(from: 0, to: ids.count, by: 500).map { ids[$0..<min($0 + 500, ids.count)] }
     }
 
     // MARK: Reading
@@ -554,32 +697,43 @@ public final class MessageStore: Sendable {
             let driverConditionCount = conditions.count
             if let from = filter.from {
                 conditions.append(#"(m.header_from LIKE ? ESCAPE '\' OR m.envelope_from LIKE ? ESCAPE '\')"#)
-                let pattern = Self.likePattern(from)
+                let pattern = MessageStore.likePattern(from)
                 arguments += [.text(pattern), .text(pattern)]
             }
             if let subject = filter.subject {
                 conditions.append(#"m.subject LIKE ? ESCAPE '\'"#)
-                arguments.append(.text(Self.likePattern(subject)))
+                arguments.append(.text(MessageStore.likePattern(subject)))
             }
             if filter.requireCode { conditions.append("m.codes <> '[]'") }
+            guard filter.conditions.count <= MessageCondition.maximumCount else {
+                throw MessageStoreError.invalidFilter("it has \(filter.conditions.count) conditions; the limit is \(MessageCondition.maximumCount)")
+            }
+            for condition in filter.conditions {
+                let (text, values) = condition.sql()
+                conditions.append(text)
+                arguments += values
+            }
+            // Counting needs the bodies only when a condition reads the text.
+            let conditionsReadBody = filter.conditions.contains { $0.readsBody }
+            if conditionsReadBody { body += " JOIN message_bodies b ON b.seq = m.seq" }
             countBody = conditions.count == driverConditionCount ? "FROM " + driver : body
-            if joiningBodies { body += " JOIN message_bodies b ON b.seq = m.seq" }
+            if joiningBodies && !conditionsReadBody { body += " JOIN message_bodies b ON b.seq = m.seq" }
             if !conditions.isEmpty {
                 let clause = " WHERE " + conditions.joined(separator: " AND ")
                 body += clause
                 countBody += clause
             }
         }
+    }
 
-        /// `%text%` with LIKE's wildcards in the text escaped.
-        static func likePattern(_ text: String) -> String {
-            var pattern = "%"
-            for character in text {
-                if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
-                pattern.append(character)
-            }
-            return pattern + "%"
+    /// `%text%` with LIKE's wildcards in the text escaped.
+    static func likePattern(_ text: String) -> String {
+        var pattern = "%"
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
+            pattern.append(character)
         }
+        return pattern + "%"
     }
 
     // MARK: Schema
@@ -747,6 +901,16 @@ public final class MessageStore: Sendable {
                 INSERT INTO log_state (only, indexed_through, first_logged_seq) VALUES (1, 0, 1 + max(
                     coalesce((SELECT max(seq) FROM messages), 0),
                     coalesce((SELECT indexed_through FROM search_state), 0)));
+                """)
+        }
+        migrator.registerMigration("read state, tags, source") { db in
+            // Added columns with defaults: SQLite rewrites no row, and older messages read as
+            // unread, untagged, from SMTP, without a sender name.
+            try db.execute("""
+                ALTER TABLE messages ADD COLUMN is_read INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE messages ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+                ALTER TABLE messages ADD COLUMN source TEXT;
+                ALTER TABLE messages ADD COLUMN from_name TEXT;
                 """)
         }
         return migrator

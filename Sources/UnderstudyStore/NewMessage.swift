@@ -27,12 +27,19 @@ public struct NewMessage: Sendable, Equatable {
     public var linksJSON: String
     /// JSON text describing attachments (names, types, sizes), returned as is.
     public var attachmentsJSON: String
+    /// The From header's display name, if it has one.
+    public var fromName: String?
+    /// Labels (Mailpit's tags), in the order given; compared ignoring case.
+    public var tags: [String]
+    /// Which way the message came in when not by SMTP: an HTTP email API's name (`resend`,
+    /// `sendgrid`...) or `mailpit-send`; nil for SMTP.
+    public var source: String?
 
     public init(receivedAt: Int64, raw: [UInt8], envelopeFrom: String = "", envelopeTo: [String] = [],
                 from: String? = nil, to: [String] = [], cc: [String] = [], subject: String? = nil,
                 messageID: String? = nil, date: String? = nil, text: String? = nil, html: String? = nil,
                 snippet: String = "", codes: [String] = [], linksJSON: String = "[]",
-                attachmentsJSON: String = "[]") {
+                attachmentsJSON: String = "[]", fromName: String? = nil, tags: [String] = [], source: String? = nil) {
         self.receivedAt = receivedAt
         self.raw = raw
         self.envelopeFrom = envelopeFrom
@@ -49,6 +56,9 @@ public struct NewMessage: Sendable, Equatable {
         self.codes = codes
         self.linksJSON = linksJSON
         self.attachmentsJSON = attachmentsJSON
+        self.fromName = fromName
+        self.tags = tags
+        self.source = source
     }
 
     /// Largest raw message the store accepts (the SMTP layer normally enforces a smaller SIZE).
@@ -59,6 +69,9 @@ public struct NewMessage: Sendable, Equatable {
     public static let maximumAddressLength = 1024
     /// Most codes kept.
     public static let maximumCodes = 100
+    /// Most tags on one message, and the longest tag in UTF-8 bytes.
+    public static let maximumTags = 100
+    public static let maximumTagLength = 256
 
     func validate() throws(MessageStoreError) {
         guard raw.count <= Self.maximumRawSize else {
@@ -71,9 +84,30 @@ public struct NewMessage: Sendable, Equatable {
         guard codes.count <= Self.maximumCodes else {
             throw .invalidMessage("it has \(codes.count) codes; the limit is \(Self.maximumCodes)")
         }
+        try Self.validate(tags: tags)
         for address in envelopeTo + to + cc + [envelopeFrom] where address.utf8.count > Self.maximumAddressLength {
             throw .invalidMessage("an address is \(address.utf8.count) bytes long; the limit is \(Self.maximumAddressLength)")
         }
+    }
+
+    static func validate(tags: [String]) throws(MessageStoreError) {
+        guard tags.count <= maximumTags else {
+            throw .invalidMessage("it has \(tags.count) tags; the limit is \(maximumTags)")
+        }
+        for tag in tags where tag.utf8.count > maximumTagLength || tag.isEmpty {
+            throw .invalidMessage("a tag is \(tag.utf8.count) bytes long; use 1 to \(maximumTagLength)")
+        }
+    }
+
+    /// Tags trimmed, without empty ones or repeats (ignoring case), in their first spelling.
+    public static func normalizeTags(_ tags: [String]) -> [String] {
+        var seen = Set<String>()
+        var out: [String] = []
+        for tag in tags {
+            let trimmed = String(tag.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+            if !trimmed.isEmpty, seen.insert(trimmed.lowercased()).inserted { out.append(trimmed) }
+        }
+        return out
     }
 
     /// The distinct lowercase addresses "messages to X" should find.

@@ -16,13 +16,19 @@ public struct StoredMessageSummary: Sendable, Equatable, RowDecodable {
     public var snippet: String
     public var codes: [String]
     public var attachmentsJSON: String
+    /// Read state and tags (Mailpit's), and the way it came in (see `NewMessage.source`).
+    public var isRead: Bool
+    public var tags: [String]
+    public var source: String?
+    public var fromName: String?
 
     /// Columns in the order `init(row:)` reads them; `m` is the messages table.
     static let columns = """
         m.id, m.received_at, m.size, m.envelope_from, m.envelope_to, m.header_from, m.header_to, \
-        m.header_cc, m.subject, m.message_id, m.date, m.snippet, m.codes, m.attachments
+        m.header_cc, m.subject, m.message_id, m.date, m.snippet, m.codes, m.attachments, \
+        m.is_read, m.tags, m.source, m.from_name
         """
-    static let columnCount = 14
+    static let columnCount = 18
 
     public init(row: Row) throws {
         id = try row.value(at: 0)
@@ -39,5 +45,9 @@ public struct StoredMessageSummary: Sendable, Equatable, RowDecodable {
         snippet = try row.value(at: 11)
         codes = try StringListCoding.decode(row.value(at: 12))
         attachmentsJSON = try row.value(at: 13)
+        isRead = try row.value(at: 14)
+        tags = try StringListCoding.decode(row.value(at: 15))
+        source = try row.value(at: 16)
+        fromName = try row.value(at: 17)
     }
 }

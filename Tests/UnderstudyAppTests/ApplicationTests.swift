@@ -204,7 +204,8 @@ import UnderstudyJSON
     defer { grants.close() }
     try Assembly.registerRoutes(on: &router, configuration: Configuration.load(configFile: nil, environment: [:], flags: [:]),
                                 inbox: Inbox(store: store, clock: { 0 }), grants: grants)
-    let routed = Set(router.routes.filter { $0.pattern.hasPrefix("/api/") }.map { route in
+    // Mailpit's API v1 is described by Mailpit's own swagger, not here.
+    let routed = Set(router.routes.filter { $0.pattern.hasPrefix("/api/") && !$0.pattern.hasPrefix("/api/v1/") }.map { route in
         let path = route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
         return route.method.rawValue.lowercased() + " /" + path.joined(separator: "/")
     })

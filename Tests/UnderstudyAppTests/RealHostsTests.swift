@@ -1,6 +1,8 @@
 import Testing
+import UnderstudyHTTP
 import UnderstudyIO
 import UnderstudyJSON
+import UnderstudyMailAPIs
 import UnderstudyTestSupport
 import UnderstudyTLS
 @testable import UnderstudyApp
@@ -30,6 +32,34 @@ import UnderstudyCA
         #expect(try client.get("/apple/auth/keys").status == 200)
         let noAPI = try client.request("GET", "/api/messages", headers: [("Host", "appleid.apple.com")])
         #expect(noAPI.status == 404)
+    }
+
+    /// The HTTP email APIs answer on their real hostnames (SES in any region) and through CONNECT,
+    /// and what they take lands in the inbox, found by /api/otp like SMTP mail.
+    @Test func emailAPIsAnswerOnTheirRealHostnames() throws {
+        let (app, client) = try ApplicationTests.start()
+        defer { app.shutdown() }
+        let resend = try client.request("POST", "/emails", headers: [("Host", "api.resend.com"), ("Authorization", "Bearer re_x"),
+                                                                      ("Content-Type", "application/json")],
+                                        body: Array(#"{"from":"a@acme.dev","to":"host@example.com","subject":"Code","text":"Your code is 246810"}"#.utf8))
+        #expect(resend.status == 200 && resend.json?["id"]?.stringValue != nil)
+        #expect(try client.get("/api/otp?to=host@example.com&wait=10").json?["code"] == "246810")
+        let ses = try client.request("POST", "/v2/email/outbound-emails", headers: [
+            ("Host", "email.ap-northeast-1.amazonaws.com"), ("Content-Type", "application/json"),
+            ("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/20261203/ap-northeast-1/ses/aws4_request, Signature=x")],
+            body: Array(#"{"FromEmailAddress":"a@acme.dev","Destination":{"ToAddresses":["ses@example.com"]},"Content":{"Simple":{"Subject":{"Data":"S"},"Body":{"Text":{"Data":"Code 135791"}}}}}"#.utf8))
+        #expect(ses.status == 200 && ses.json?["MessageId"] != nil)
+        #expect(try client.get("/api/v1/search?query=source:ses").json?["messages_count"] == 1)
+        for (prefix, hosts) in EmailAPIRoutes.prefixes {
+            for host in hosts { #expect(VirtualHosts.prefix(for: host) == prefix, "\(host)") }
+        }
+        #expect(VirtualHosts.prefix(for: "email.us-west-1.amazonaws.com") == "/ses")
+        #expect(VirtualHosts.prefix(for: "email..amazonaws.com") == nil && VirtualHosts.prefix(for: "s3.amazonaws.com") == nil)
+        let refused = ConnectPolicy(tls: nil).decide(HTTPRequest(method: .connect, target: "api.other.com:443"))
+        if case .refuse(let response) = refused { #expect(response.status == .forbidden) } else { Issue.record("not refused") }
+        if case .refuse(let response) = ConnectPolicy(tls: nil).decide(HTTPRequest(method: .connect, target: "api.postmarkapp.com:443")) {
+            #expect(response.status == .serviceUnavailable)  // known host; no TLS to answer it with
+        } else { Issue.record("not recognised") }
     }
 
     /// Discovery on a provider host names the real https:// endpoints, as the real document does,

@@ -116,7 +116,8 @@ import UnderstudyJSON
     @Test func anAPITokenGuardsTheAPIButNotTheProviderRoutes() throws {
         let (app, client) = try ApplicationTests.start(["--api-token": "s3cret-token"])
         defer { app.shutdown() }
-        for path in ["/api/messages", "/api/otp?to=a@example.com", "/api/openapi.json", "/%61pi/messages"] {
+        for path in ["/api/messages", "/api/otp?to=a@example.com", "/api/openapi.json", "/%61pi/messages",
+                     "/api/v1/messages", "/view/latest.html"] {
             let denied = try client.get(path)
             #expect(denied.status == 401, "\(path)")
             #expect(denied.json?["error"] == "unauthorized")

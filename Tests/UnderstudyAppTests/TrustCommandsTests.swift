@@ -42,6 +42,9 @@ import UnderstudyTLS
         #expect(lines.out.contains("127.0.0.1 appleid.apple.com account.apple.com accounts.google.com www.googleapis.com "
                                    + "oauth2.googleapis.com openidconnect.googleapis.com\n"))
         #expect(lines.out.contains("  - \"oauth2.googleapis.com:host-gateway\"\n"))
+        // The email APIs on a line of their own, and in extra_hosts.
+        #expect(lines.out.contains("\n127.0.0.1 api.resend.com api.sendgrid.com api.postmarkapp.com api.mailgun.net api.eu.mailgun.net email.us-east-1.amazonaws.com"))
+        #expect(lines.out.contains("  - \"api.postmarkapp.com:host-gateway\"\n"))
         #expect(lines.err.contains("--https 127.0.0.1:443"))
         #expect(!runCLI(["hosts", "--https", "127.0.0.1:443"]).err.contains("warning"))
     }

@@ -93,6 +93,34 @@ import Testing
         try store.verifyIntegrity()
     }
 
+    @Test func upgradesAVersion5StoreToReadStateAndTags() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let path = scratch.path + "/v5.sqlite"
+        let db = try Database(path: path)
+        try MessageStore.registerFunctions(db)
+        #expect(try MessageStore.migrator.migrate(db, upTo: 5) == 5)
+        try db.execute("""
+            INSERT INTO messages (seq, id, received_at, size, envelope_from, envelope_to, header_from, header_to,
+                                  header_cc, subject, message_id, date, snippet, codes, attachments, recipient_keys)
+            VALUES (1, '01JDZZZZZZZZZZZZZZZZZZZZZZ', 1733000000000, 1, 'a@example.com', '["v5@example.com"]',
+                    NULL, '[]', '[]', 'Before tags', NULL, NULL, '', '[]', '[]', '["v5@example.com"]');
+            INSERT INTO recipients (address, seq) VALUES ('v5@example.com', 1);
+            INSERT INTO message_bodies (seq, text, html, links, raw) VALUES (1, 'old', NULL, '[]', x'41');
+            """)
+        db.close()
+
+        let store = try MessageStore(location: .file(path))
+        defer { store.close() }
+        let old = try #require(try store.message(id: "01JDZZZZZZZZZZZZZZZZZZZZZZ"))
+        #expect(old.summary.isRead == false && old.summary.tags.isEmpty && old.summary.source == nil)
+        #expect(try store.setTags(["kept"], ids: [old.id]) == 1)
+        #expect(try store.setRead(true, ids: [old.id]) == 1)
+        #expect(try store.message(id: old.id)?.summary.tags == ["kept"])
+        #expect(try store.unreadCount() == 0)
+        try store.verifyIntegrity()
+    }
+
     @Test func refusesADatabaseFromANewerBuild() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

@@ -41,11 +41,12 @@ enum FuzzHTTP {
             // What a handler reads from a request: none of it may trap.
             let json = (try? request.jsonBody()).map { $0.serialized() } ?? "-"
             let form = (try? request.formBody()).map { $0.map { "\($0.name)=\($0.value)" } } ?? []
+            let multipart = (try? MultipartFormData(request: request)).map { $0.fields.map { "\($0.name)/\($0.filename ?? "-")=\($0.content)" } } ?? []
             let headers = request.headers.map { "\($0.name): \($0.value)" }
             return "\(request.method.rawValue) \(request.target) \(request.version) path=\(request.path) "
                 + "query=\(request.query.map { "\($0.name)=\($0.value)" }) headers=\(headers) "
                 + "body=\(request.body) keepAlive=\(request.keepAlive) type=\(request.mediaType ?? "-") "
-                + "json=\(json) form=\(form)"
+                + "json=\(json) form=\(form) multipart=\(multipart)"
         case .error(let error):
             // The server sends this response before closing.
             let response = HTTPSerializer.serialize(error.response, requestMethod: .get, keepAlive: false)
