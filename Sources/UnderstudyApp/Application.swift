@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import UnderstudyGrants
 import UnderstudyHTTP
 import UnderstudyHTTPServer
 import UnderstudyInbox
@@ -28,6 +29,8 @@ public final class Application: Sendable {
     /// The local CA the HTTPS certificates come from (nil when nothing uses TLS).
     public let certificateAuthority: CertificateAuthority?
     public let inbox: Inbox
+    /// The web sign-in flows' codes, tokens and consents (`<data>-grants.sqlite`, else temporary).
+    public let grants: GrantStore
     /// Bound addresses, e.g. `127.0.0.1:7080` (the real port when 0 was asked for).
     public let httpAddresses: [String]
     public let smtpAddress: String
@@ -77,6 +80,14 @@ public final class Application: Sendable {
         }
         let inbox = Inbox(store: store, clock: { Self.milliseconds() }, report: { StandardOutput.write(2, $0 + "\n") })
         self.inbox = inbox
+        let grants: GrantStore
+        do {
+            grants = try GrantStore(location: configuration.dataPath.map { .file($0 + "-grants.sqlite") } ?? .temporary)
+        } catch {
+            store.close()
+            throw StartupError("cannot open the sign-in grants store \(configuration.dataPath.map { $0 + "-grants.sqlite" } ?? "(temporary)"): \(error); choose another file with --data PATH")
+        }
+        self.grants = grants
 
         var router = Router()
         let faults = Assembly.faultBoard(configuration, now: clock())
@@ -84,9 +95,10 @@ public final class Application: Sendable {
         let listening = ListenInfo()
         let providers: ProviderRoutes
         do {
-            providers = try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, faults: faults,
-                                                    loops: outbound, clock: clock, listening: listening)
+            providers = try Assembly.registerRoutes(on: &router, configuration: configuration, inbox: inbox, grants: grants,
+                                                    faults: faults, loops: outbound, clock: clock, listening: listening)
         } catch {
+            grants.close()
             store.close()
             throw error
         }
@@ -153,6 +165,7 @@ public final class Application: Sendable {
             group.shutdownGracefully(timeout: .seconds(1))
             workers.shutdown()
             store.close()
+            grants.close()
             return StartupError(message)
         }
         func retry(_ flag: String) -> String { "choose another address with \(flag) HOST:PORT (port 0 picks a free one)" }
@@ -211,6 +224,7 @@ public final class Application: Sendable {
         group.shutdownGracefully(timeout: .seconds(5))
         workers.shutdown()
         inbox.close()
+        grants.close()
         requestLog?.flush()
     }
 

@@ -1,12 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import UnderstudyGrants
 import UnderstudyHTTP
 import UnderstudyInbox
 import UnderstudyJOSE
 import UnderstudyMailAPIs
 import UnderstudyMailpit
 import UnderstudyProviders
+import UnderstudyWebFlows
 import UnderstudyWebUI
 
 /// Builds the parts of the application from a configuration: shared by `serve` and the offline commands.
@@ -73,12 +75,17 @@ enum Assembly {
 
     /// Every HTTP route of the server.
     @discardableResult
-    static func registerRoutes(on router: inout Router, configuration: Configuration, inbox: Inbox,
+    static func registerRoutes(on router: inout Router, configuration: Configuration, inbox: Inbox, grants: GrantStore,
                                faults: FaultBoard = FaultBoard(), loops: OutboundLoops = OutboundLoops(),
                                clock: @escaping UnixClock = systemUnixClock,
                                listening: ListenInfo = ListenInfo()) throws -> ProviderRoutes {
-        let providers = try providerRoutes(configuration, clock: clock)
+        var providers = try providerRoutes(configuration, clock: clock)
+        let current = providers
+        let flows = WebFlowRoutes(apple: { current.apple }, google: { current.google }, grants: grants,
+                                  settings: configuration.signIn, clock: clock)
+        providers.accessTokenInfo = { flows.accessTokenInfo($0) }
         providers.register(on: &router)
+        flows.register(on: &router)
         FaultRoutes(board: faults, clock: clock).register(on: &router)
         NotificationRoutes.register(on: &router, providers: providers, loops: loops, clock: clock)
         InboxRoutes(inbox: inbox).register(on: &router)

@@ -60,6 +60,7 @@ public enum UnderstudyCLI {
         ("ca", "Print the local CA's certificate or its path, and how to trust it."),
         ("env", "Print the proxy and CA variables that point a stack at Understudy."),
         ("hosts", "Print the /etc/hosts and Docker extra_hosts lines for the provider hosts."),
+        ("login", "Sign in through the web flow of a running server and print the callback parameters."),
     ]
 
     /// Runs the command line and returns the exit status.
@@ -102,6 +103,7 @@ public enum UnderstudyCLI {
         case "ca": return try TrustCommands.ca(rest, environment: environment, output: output)
         case "env": return try TrustCommands.env(rest, environment: environment, output: output)
         case "hosts": return try TrustCommands.hosts(rest, environment: environment, output: output)
+        case "login": return try LoginCommand.run(rest, environment: environment, output: output)
         case "--version", "version":
             output.out("understudy \(version)\n")
             return ExitCode.success

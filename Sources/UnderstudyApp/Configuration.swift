@@ -1,6 +1,8 @@
 import UnderstudyCA
 import UnderstudyJSON
+import UnderstudyJOSE
 import UnderstudyProviders
+import UnderstudyWebFlows
 
 /// Mail sink settings.
 public struct MailSettings: Sendable {
@@ -45,6 +47,8 @@ public struct Configuration: Sendable {
     public var log = LogSettings()
     /// Endpoint faults in force from the start, as `POST /api/faults` takes them (validated).
     public var faults: [JSONValue] = []
+    /// The web sign-in flows: auto-approve and the configured clients.
+    public var signIn = SignInSettings()
 
     static let settings: [SettingSpec] = [
         SettingSpec("http", .string, "HTTP listen address, host:port (port 0 picks a free port)"),
@@ -93,6 +97,8 @@ public struct Configuration: Sendable {
         SettingSpec("log.format", .choice(["text", "json"]), "request log lines on stderr: text (logfmt, key=value) or json (one object a line)"),
         SettingSpec("log.quiet", .boolean, alias: "--quiet", "no request log (start-up lines, warnings and errors are still written)"),
         SettingSpec("server.apiToken", .string, nullable: true, alias: "--api-token", "when set, /api/* requires Authorization: Bearer <token>; listening beyond loopback needs it or --allow-remote"),
+        SettingSpec("signIn.autoApprove", .boolean, alias: "--auto-approve", "complete an authorize request at once for the identity its login_hint names (CI); default false shows the sign-in page"),
+        SettingSpec("clients", .json, "web sign-in clients to enforce: [{provider, clientId, clientSecret, redirectUris, teamId, keyId, publicKey}]; empty accepts any client_id"),
     ]
 
     static func spec(forKey key: String) -> SettingSpec? { settings.first { $0.key == key } }
@@ -233,6 +239,8 @@ public struct Configuration: Sendable {
         if c.mail.requireTLS && !c.mail.startTLS && c.smtps == nil {
             throw .invalid("mail.requireTLS", "needs TLS to be possible: keep mail.startTLS on, or set smtps")
         }
+        c.signIn.autoApprove = get(tree, "signIn.autoApprove").boolValue ?? false
+        c.signIn.clients = ClientRegistry(try clients(get(tree, "clients")))
         c.mail.username = optional("mail.username")
         c.mail.password = optional("mail.password")
         c.mail.apiKey = optional("mail.apiKey")
@@ -270,6 +278,46 @@ public struct Configuration: Sendable {
             out.append(TestIdentity(email: email, name: o["name"]?.stringValue, givenName: o["givenName"]?.stringValue,
                                     familyName: o["familyName"]?.stringValue, picture: o["picture"]?.stringValue,
                                     sub: o["sub"]?.stringValue))
+        }
+        return out
+    }
+
+    static func clients(_ value: JSONValue) throws(ConfigurationError) -> [OAuthClient] {
+        if value.isNull { return [] }
+        guard let items = value.arrayValue else {
+            throw .invalid("clients", "must be an array of objects like {\"provider\": \"google\", \"clientId\": \"...\", \"redirectUris\": [\"...\"]}")
+        }
+        let fields = ["provider", "clientId", "clientSecret", "redirectUris", "teamId", "keyId", "publicKey"]
+        var out: [OAuthClient] = []
+        for (n, item) in items.enumerated() {
+            guard let o = item.objectValue else { throw .invalid("clients[\(n)]", "must be an object, got \(item.typeName)") }
+            for (k, v) in o {
+                guard fields.contains(k) else {
+                    throw .invalid("clients[\(n)].\(k)", "is not a known field; known fields: \(fields.joined(separator: ", "))")
+                }
+                if k == "redirectUris" {
+                    guard let list = v.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
+                        throw .invalid("clients[\(n)].redirectUris", "must be an array of strings")
+                    }
+                } else if v.stringValue == nil && !v.isNull {
+                    throw .invalid("clients[\(n)].\(k)", "must be a string, got \(v.typeName)")
+                }
+            }
+            guard let providerName = o["provider"]?.stringValue, let provider = FlowProvider(rawValue: providerName) else {
+                throw .invalid("clients[\(n)].provider", "is required: apple or google")
+            }
+            guard let clientID = o["clientId"]?.stringValue, !clientID.isEmpty else {
+                throw .invalid("clients[\(n)].clientId", "is required (Google: the OAuth client id; Apple: the Services ID)")
+            }
+            var publicKey: JWS.ES256.PublicKey?
+            if let pem = o["publicKey"]?.stringValue {
+                do { publicKey = try JWS.ES256.PublicKey(pemRepresentation: pem) } catch {
+                    throw .invalid("clients[\(n)].publicKey", "must be the P-256 public key of your .p8 key in PEM (-----BEGIN PUBLIC KEY-----): \(error)")
+                }
+            }
+            out.append(OAuthClient(provider: provider, clientID: clientID, clientSecret: o["clientSecret"]?.stringValue,
+                                   redirectURIs: o["redirectUris"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                                   teamID: o["teamId"]?.stringValue, keyID: o["keyId"]?.stringValue, publicKey: publicKey))
         }
         return out
     }

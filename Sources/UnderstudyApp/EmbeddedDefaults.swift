@@ -40,6 +40,10 @@ enum EmbeddedDefaults {
     { "email": "alice@example.com", "name": "Alice Example", "givenName": "Alice", "familyName": "Example" },
     { "email": "bob@example.com", "name": "Bob Example", "givenName": "Bob", "familyName": "Example" }
   ],
+  "signIn": {
+    "autoApprove": false
+  },
+  "clients": [],
   "mail": {
     "maxMessages": 5000,
     "maxMessageSize": 26214400,

@@ -31,7 +31,7 @@ public struct AppleProvider: Sendable {
             "token_endpoint": .string(base + "/auth/token"),
             "revocation_endpoint": .string(base + "/auth/revoke"),
             "jwks_uri": .string(base + "/auth/keys"),
-            "response_types_supported": ["code"],
+            "response_types_supported": ["code", "code id_token"],
             "response_modes_supported": ["query", "fragment", "form_post"],
             "subject_types_supported": ["pairwise"],
             "id_token_signing_alg_values_supported": ["RS256"],

@@ -15,6 +15,8 @@ public struct ProviderRoutes: Sendable {
     /// Discovery as the real hosts publish it (`https://appleid.apple.com/auth/keys`...), for
     /// requests routed as one of those hosts.
     private let realDiscovery: (apple: HTTPResponse, google: HTTPResponse)
+    /// Answers `tokeninfo?access_token=` (the web flows' access tokens live in their grant store).
+    public var accessTokenInfo: (@Sendable (String) -> HTTPResponse)?
 
     /// The providers over the keys published now.
     public var apple: AppleProvider { keys.snapshot(now: clock()).apple }
@@ -81,9 +83,18 @@ public struct ProviderRoutes: Sendable {
         router.add(.get, "/google/oauth2/v3/certs") { [self] _, _ in .response(certsResponse(keys.snapshot(now: clock()).googleJWKS)) }
         router.add(.get, "/google/oauth2/v1/certs") { [self] _, _ in .response(certsResponse(keys.snapshot(now: clock()).googleCerts)) }
         // Verifying a signature is CPU work too.
-        router.add(.get, "/google/tokeninfo") { [self] request, _ in .blocking { .response(tokenInfo(request.queryValue("id_token"))) } }
+        router.add(.get, "/google/tokeninfo") { [self] request, _ in
+            if let access = request.queryValue("access_token"), let accessTokenInfo {
+                return .blocking { .response(accessTokenInfo(access)) }
+            }
+            return .blocking { .response(tokenInfo(request.queryValue("id_token"))) }
+        }
         router.add(.post, "/google/tokeninfo") { [self] request, _ in
             let form = (try? request.formBody()) ?? []
+            if let access = form.first(where: { $0.name == "access_token" })?.value ?? request.queryValue("access_token"),
+               let accessTokenInfo {
+                return .blocking { .response(accessTokenInfo(access)) }
+            }
             let token = form.first { $0.name == "id_token" }?.value ?? request.queryValue("id_token")
             return .blocking { .response(tokenInfo(token)) }
         }

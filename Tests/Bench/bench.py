@@ -2,9 +2,10 @@
 """Understudy's benchmark: each figure next to its reference, measured in the same run.
 
     swift build -c release --product understudy
-    python3 Tests/Bench/bench.py [--only jwks,tls,mint,startup,smtp,otp,store] [--seconds 10]
+    python3 Tests/Bench/bench.py [--only jwks,tls,mint,startup,smtp,otp,store,flows] [--seconds 10]
 
 Needs Debian's nginx-light, wrk and postfix (smtp-source / smtp-sink) and openssl; it installs none.
+The flows section compares with `oidc-provider-mock` (PyPI), found on PATH or in .build/interop-venv.
 Machines here are noisy: Understudy and its reference take turns, each rate is the median of --runs
 runs, and a ratio is the median of the paired runs' ratios (with their range).
 Everything binds loopback and every load is bounded in time.
@@ -448,8 +449,114 @@ def bench_store(binary, args, workdir):
         server.stop()
 
 
+def flow_worker(kind, port, seconds, counts):
+    """One keep-alive client doing whole code flows (authorize with auto-approve -> token ->
+    userinfo) for `seconds`; puts how many it completed."""
+    import http.client
+    import urllib.parse
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    redirect = "http://127.0.0.1:9/cb"
+    done = 0
+    end = time.monotonic() + seconds
+
+    def call(method, target, body=None, headers=None):
+        conn.request(method, target, body=body, headers=headers or {})
+        r = conn.getresponse()
+        data = r.read()
+        return r.status, r.getheader("Location"), data
+
+    while time.monotonic() < end:
+        params = {"client_id": "bench", "redirect_uri": redirect, "response_type": "code", "scope": "openid email",
+                  "state": "s", "nonce": "n"}
+        if kind == "understudy":
+            params["login_hint"] = "bench@example.com"
+            status, location, _ = call("GET", "/google/o/oauth2/v2/auth?" + urllib.parse.urlencode(params))
+            token_path, userinfo_path = "/google/token", "/google/v1/userinfo"
+        else:
+            status, location, _ = call("POST", "/oauth2/authorize?" + urllib.parse.urlencode(params), body="sub=bench",
+                                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+            token_path, userinfo_path = "/oauth2/token", "/userinfo"
+        assert status == 302, (kind, status)
+        code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0]
+        form = urllib.parse.urlencode({"grant_type": "authorization_code", "code": code, "redirect_uri": redirect,
+                                       "client_id": "bench", "client_secret": "secret"})
+        status, _, body = call("POST", token_path, body=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
+        assert status == 200, (kind, status, body[:200])
+        access = json.loads(body)["access_token"]
+        status, _, _ = call("GET", userinfo_path, headers={"Authorization": "Bearer " + access})
+        assert status == 200, (kind, status)
+        done += 1
+    counts.put(done)
+
+
+def flow_rate(kind, port, pid, seconds, clients=4):
+    """Flows per second over `clients` keep-alive connections, and the server's CPU per flow (us)."""
+    import multiprocessing
+    counts = multiprocessing.Queue()
+    cpu0 = cpu_seconds(pid)
+    t0 = time.monotonic()
+    workers = [multiprocessing.Process(target=flow_worker, args=(kind, port, seconds, counts)) for _ in range(clients)]
+    for w in workers:
+        w.start()
+    total = sum(counts.get(timeout=seconds + 60) for _ in workers)
+    for w in workers:
+        w.join(timeout=30)
+    elapsed = time.monotonic() - t0
+    cpu = cpu_seconds(pid) - cpu0
+    return total / elapsed, cpu / max(total, 1) * 1e6
+
+
+def start_oidc_provider_mock():
+    exe = shutil.which("oidc-provider-mock") or str(ROOT / ".build" / "interop-venv" / "bin" / "oidc-provider-mock")
+    if not os.path.exists(exe):
+        return None, None
+    port = free_port()
+    proc = subprocess.Popen([exe, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 30:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/.well-known/openid-configuration", timeout=1):
+                return proc, port
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("oidc-provider-mock did not start")
+
+
+def bench_flows(binary, args, workdir):
+    """Whole authorization-code flows per second, next to oidc-provider-mock on the same cores."""
+    server = Understudy(binary, "--auto-approve")
+    mock, mock_port = start_oidc_provider_mock()
+    ours, theirs, our_cpu, their_cpu = [], [], [], []
+    try:
+        flow_rate("understudy", server.http_port, server.proc.pid, 1)   # warm-up
+        for _ in range(args.runs):
+            rate, cpu = flow_rate("understudy", server.http_port, server.proc.pid, args.seconds)
+            ours.append(rate)
+            our_cpu.append(cpu)
+            if mock:
+                rate, cpu = flow_rate("mock", mock_port, mock.pid, args.seconds)
+                theirs.append(rate)
+                their_cpu.append(cpu)
+    finally:
+        server.stop()
+        if mock:
+            mock.terminate()
+            mock.wait()
+    if not mock:
+        print("oidc-provider-mock not found (pip install oidc-provider-mock): reporting Understudy alone", flush=True)
+    report("code flows (authorize -> token -> userinfo)", statistics.median(ours), "flows/s",
+           "oidc-provider-mock" if mock else None, statistics.median(theirs) if theirs else None, ">= 10x oidc-provider-mock",
+           ratios=[o / t for o, t in zip(ours, theirs)] if theirs else None)
+    sign = 2 / openssl_sign_rate(2) * 1e6
+    report("server CPU per flow", statistics.median(our_cpu), "us",
+           "oidc-provider-mock" if mock else None, statistics.median(their_cpu) if their_cpu else None)
+    report("RSA-2048 sign (openssl speed), for scale", sign, "us")
+
+
 SECTIONS = {"jwks": bench_jwks, "tls": bench_tls, "mint": bench_mint, "startup": bench_startup, "smtp": bench_smtp, "otp": bench_otp,
-            "store": bench_store}
+            "store": bench_store, "flows": bench_flows}
 
 
 def main():

@@ -1,4 +1,5 @@
 import Testing
+import UnderstudyGrants
 import UnderstudyTestSupport
 import UnderstudyJOSE
 import UnderstudyJSON
@@ -199,8 +200,10 @@ import UnderstudyJSON
     var router = Router()
     let store = try MessageStore(location: .temporary)
     defer { store.close() }
+    let grants = try GrantStore(location: .temporary)
+    defer { grants.close() }
     try Assembly.registerRoutes(on: &router, configuration: Configuration.load(configFile: nil, environment: [:], flags: [:]),
-                                inbox: Inbox(store: store, clock: { 0 }))
+                                inbox: Inbox(store: store, clock: { 0 }), grants: grants)
     // Mailpit's API v1 is described by Mailpit's own swagger, not here.
     let routed = Set(router.routes.filter { $0.pattern.hasPrefix("/api/") && !$0.pattern.hasPrefix("/api/v1/") }.map { route in
         let path = route.pattern.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
