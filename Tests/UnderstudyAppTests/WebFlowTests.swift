@@ -176,6 +176,24 @@ import UnderstudyWebFlows
         #expect(mismatch.status == 400 && mismatch.json?["error"] == "redirect_uri_mismatch")
     }
 
+    @Test func afterAKeyRotationTheFlowsSignWithTheNewKey() throws {
+        let (app, client) = try ApplicationTests.start(["--auto-approve": "true"])
+        defer { app.shutdown() }
+        let rotated = try client.request("POST", "/api/keys/google/rotate")
+        #expect(rotated.status == 200)
+        let active = try #require(rotated.json?["active"]?.stringValue)
+        let redirect = "https://app.example.com/cb"
+        let r = try client.get("/google/o/oauth2/v2/auth?" + Self.query([("client_id", "c"), ("redirect_uri", redirect),
+                                                                        ("response_type", "code"), ("scope", "openid email"),
+                                                                        ("login_hint", "erin@example.com")]))
+        let code = try #require(Self.parameters(r.header("Location"), after: "?")["code"])
+        let token = try client.request("POST", "/google/token", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                       body: Self.form([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect), ("client_id", "c")]))
+        let idToken = try #require(token.json?["id_token"]?.stringValue)
+        let header = try JSONValue.parse(try #require(Base64URL.decode(String(idToken.split(separator: ".")[0]))))
+        #expect(header["kid"]?.stringValue == active)
+    }
+
     static func appleSecret(_ key: JWS.ES256.PrivateKey, clientID: String) throws -> String {
         let now = Int64(time(nil))
         return try JWS.sign(header: ["alg": "ES256", "kid": "KEY1234567"],
