@@ -47,30 +47,10 @@ public struct InboxRoutes: Sendable {
         router.add(.get, "/api/events") { [self] _, _ in events() }
     }
 
-    /// How long a request waits for the index before answering with what is indexed.
-    static let indexWait: Duration = .seconds(10)
+    /// Answers once the messages already accepted are indexed (`Inbox.consistent`).
+    func consistent(_ reply: @escaping @Sendable () -> HTTPReply) -> HTTPReply { inbox.consistent(reply) }
 
-    /// `reply` now when every message answered for is indexed (the usual case), else once it is;
-    /// 503 instead, and at once, when the index cannot be written (a full disk), or after
-    /// `indexWait`: never an answer that misses a message already accepted.
-    func consistent(_ reply: @escaping @Sendable () -> HTTPReply) -> HTTPReply {
-        guard inbox.hasPendingCommits else { return reply() }
-        if let failure = inbox.indexFailure { return .response(Self.unavailable(failure)) }
-        return .deferred { [inbox] promise in
-            let answer: @Sendable (InboxError?) -> Void = { error in
-                if let error { return promise.succeed(Self.unavailable(error)) }
-                promise.complete(with: reply())
-            }
-            // Indexed in the meantime: answer here.
-            if !inbox.afterPendingCommits(timeout: Self.indexWait, answer) { answer(nil) }
-        }
-    }
-
-    static func unavailable(_ error: InboxError) -> HTTPResponse {
-        var response = HTTPResponse.problem(.serviceUnavailable, error: error.errorCode, message: error.description)
-        response.headers.add(name: "Retry-After", value: "1")
-        return response
-    }
+    static func unavailable(_ error: InboxError) -> HTTPResponse { error.unavailableResponse }
 
     // MARK: Errors
 

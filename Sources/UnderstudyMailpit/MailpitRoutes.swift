@@ -90,25 +90,10 @@ public struct MailpitRoutes: Sendable {
 
     // MARK: Consistency and errors
 
-    /// As the inbox API: answer once the messages already accepted are indexed; 503 at once
-    /// while the index cannot be written, and after 10 s if it has not caught up.
-    func consistent(_ reply: @escaping @Sendable () -> HTTPReply) -> HTTPReply {
-        guard inbox.hasPendingCommits else { return reply() }
-        if let failure = inbox.indexFailure { return .response(Self.unavailable(failure)) }
-        return .deferred { [inbox] promise in
-            let answer: @Sendable (InboxError?) -> Void = { error in
-                if let error { return promise.succeed(Self.unavailable(error)) }
-                promise.complete(with: reply())
-            }
-            if !inbox.afterPendingCommits(timeout: .seconds(10), answer) { answer(nil) }
-        }
-    }
+    /// Answers once the messages already accepted are indexed (`Inbox.consistent`).
+    func consistent(_ reply: @escaping @Sendable () -> HTTPReply) -> HTTPReply { inbox.consistent(reply) }
 
-    static func unavailable(_ error: InboxError) -> HTTPResponse {
-        var response = HTTPResponse.problem(.serviceUnavailable, error: error.errorCode, message: error.description)
-        response.headers.add(name: "Retry-After", value: "1")
-        return response
-    }
+    static func unavailable(_ error: InboxError) -> HTTPResponse { error.unavailableResponse }
 
     struct Problem: Error {
         var response: HTTPResponse
