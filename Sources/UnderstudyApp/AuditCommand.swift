@@ -30,13 +30,10 @@ enum AuditCommand {
 
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
         let all = options + MintCommand.settingOptions
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: overview,
-                                usage: "understudy audit --provider apple|google (--url <url> [--method M] [--header 'K: V']... [--body <body>] [--accept-status 2xx] | --command <cmd>) [--profile <name>] [--json] [--junit <file>]",
-                                options: all))
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy audit")
+        let help = HelpText(overview: overview,
+                            usage: "understudy audit --provider apple|google (--url <url> [--method M] [--header 'K: V']... [--body <body>] [--accept-status 2xx] | --command <cmd>) [--profile <name>] [--json] [--junit <file>]")
+        guard let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy audit",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard parsed.positionals.isEmpty else { throw UsageError("audit takes no arguments; see `understudy audit --help`") }
         guard let p = parsed.value("--provider"), let provider = ProviderName(rawValue: p) else {
             throw UsageError("say whose tokens to send: --provider apple or --provider google")

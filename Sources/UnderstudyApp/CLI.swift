@@ -159,13 +159,11 @@ enum KeysCommand {
         case "list":
             let options = UnderstudyCLI.settingOptions(where: { $0 == "keys" || $0 == "data" })
                 + [OptionSpec("--server", "URL", "List the keys of the running server at URL (GET /api/keys), rotations included.")]
-            if rest.contains("--help") || rest.contains("-h") {
-                output.out(helpText(overview: "List the signing keys: provider, kid, state (active, published, grace, retired) and RFC 7638 thumbprint. "
-                                    + "With --data, the keys rotated into that store supersede the configured ones.",
-                                    usage: "understudy keys list [--keys <dir>] [--data <path>] [--config <file>] [--server <url>]", options: options))
-                return ExitCode.success
-            }
-            let parsed = try ParsedArguments.parse(rest, options: options, command: "understudy keys list")
+            let help = HelpText(overview: "List the signing keys: provider, kid, state (active, published, grace, retired) and RFC 7638 thumbprint. "
+                                + "With --data, the keys rotated into that store supersede the configured ones.",
+                                usage: "understudy keys list [--keys <dir>] [--data <path>] [--config <file>] [--server <url>]")
+            guard let parsed = try ParsedArguments.parse(rest, options: options, command: "understudy keys list",
+                                                         output: output, help: help) else { return ExitCode.success }
             guard parsed.positionals.isEmpty else { throw UsageError("keys list takes no arguments; see `understudy keys list --help`") }
             let listing: JSONValue
             if let server = parsed.value("--server") {
@@ -189,14 +187,12 @@ enum KeysCommand {
         case "rotate":
             let options = [MailCommands.serverOption]
                 + UnderstudyCLI.settingOptions(where: { ["keys", "data", "tokens.rotationGrace"].contains($0) })
-            if rest.contains("--help") || rest.contains("-h") {
-                output.out(helpText(overview: "Make a new active key for a provider; the previous key stays published for tokens.rotationGrace "
-                                    + "seconds, then is retired. On the running server (--server, default from the configuration), or, "
-                                    + "with --data PATH and no --server, in the store's key files while no server runs.",
-                                    usage: "understudy keys rotate apple|google [--server <url> | --data <path>]", options: options))
-                return ExitCode.success
-            }
-            let parsed = try ParsedArguments.parse(rest, options: options, command: "understudy keys rotate")
+            let help = HelpText(overview: "Make a new active key for a provider; the previous key stays published for tokens.rotationGrace "
+                                + "seconds, then is retired. On the running server (--server, default from the configuration), or, "
+                                + "with --data PATH and no --server, in the store's key files while no server runs.",
+                                usage: "understudy keys rotate apple|google [--server <url> | --data <path>]")
+            guard let parsed = try ParsedArguments.parse(rest, options: options, command: "understudy keys rotate",
+                                                         output: output, help: help) else { return ExitCode.success }
             guard parsed.positionals.count == 1, let provider = parsed.positionals.first, let name = ProviderName(rawValue: provider) else {
                 throw UsageError("name the provider: understudy keys rotate apple (or google)")
             }
@@ -222,12 +218,10 @@ enum KeysCommand {
             return ExitCode.success
         case "generate":
             let options = [OptionSpec("--out", "DIR", "Folder to write apple/<kid>.pem and google/<kid>.pem into.")]
-            if rest.contains("--help") {
-                output.out(helpText(overview: "Generate a fresh key set: three Apple and two Google RSA-2048 keys.",
-                                    usage: "understudy keys generate --out <dir>", options: options))
-                return ExitCode.success
-            }
-            let parsed = try ParsedArguments.parse(rest, options: options, command: "understudy keys generate")
+            let help = HelpText(overview: "Generate a fresh key set: three Apple and two Google RSA-2048 keys.",
+                                usage: "understudy keys generate --out <dir>")
+            guard let parsed = try ParsedArguments.parse(rest, options: options, command: "understudy keys generate",
+                                                         output: output, help: help) else { return ExitCode.success }
             guard let out = parsed.value("--out"), parsed.positionals.isEmpty else {
                 throw UsageError("say where to write the keys: understudy keys generate --out ./my-keys")
             }

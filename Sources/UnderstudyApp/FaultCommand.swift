@@ -19,15 +19,12 @@ enum FaultCommand {
         let serverOnly = [MailCommands.serverOption, OptionSpec("--config", "FILE", "Configuration file, to find the server's address.")]
         switch sub {
         case "add":
-            if rest.contains("--help") || rest.contains("-h") {
-                output.out(helpText(overview: "Make a provider endpoint misbehave: TARGET is keys, discovery or token; FAULT is "
-                                    + "\(Fault.Kind.names.joined(separator: ", ")) (empty-keys and drop-key for keys only). "
-                                    + "Without --count or --duration it lasts until `understudy fault clear`.",
-                                    usage: "understudy fault add TARGET FAULT [--provider apple|google] [--count N] [--duration S] [--retry-after S] [--seconds S]",
-                                    options: addOptions))
-                return ExitCode.success
-            }
-            let parsed = try ParsedArguments.parse(rest, options: addOptions, command: "understudy fault add")
+            let help = HelpText(overview: "Make a provider endpoint misbehave: TARGET is keys, discovery or token; FAULT is "
+                                + "\(Fault.Kind.names.joined(separator: ", ")) (empty-keys and drop-key for keys only). "
+                                + "Without --count or --duration it lasts until `understudy fault clear`.",
+                                usage: "understudy fault add TARGET FAULT [--provider apple|google] [--count N] [--duration S] [--retry-after S] [--seconds S]")
+            guard let parsed = try ParsedArguments.parse(rest, options: addOptions, command: "understudy fault add",
+                                                         output: output, help: help) else { return ExitCode.success }
             guard parsed.positionals.count == 2 else {
                 throw UsageError("name the target and the fault: understudy fault add keys 503 --count 2 (targets: keys, discovery, token; faults: \(Fault.Kind.names.joined(separator: ", ")))")
             }
@@ -48,12 +45,10 @@ enum FaultCommand {
             output.out(line(json))
             return ExitCode.success
         case "list", "clear":
-            if rest.contains("--help") || rest.contains("-h") {
-                output.out(helpText(overview: sub == "list" ? "List the faults in force." : "Clear every fault.",
-                                    usage: "understudy fault \(sub!) [--server <url>]", options: serverOnly))
-                return ExitCode.success
-            }
-            let parsed = try ParsedArguments.parse(rest, options: serverOnly, command: "understudy fault \(sub!)")
+            let help = HelpText(overview: sub == "list" ? "List the faults in force." : "Clear every fault.",
+                                usage: "understudy fault \(sub!) [--server <url>]")
+            guard let parsed = try ParsedArguments.parse(rest, options: serverOnly, command: "understudy fault \(sub!)",
+                                                         output: output, help: help) else { return ExitCode.success }
             guard parsed.positionals.isEmpty else { throw UsageError("fault \(sub!) takes no arguments") }
             let client = try MailCommands.server(parsed, environment: environment)
             let response = sub == "list" ? try client.get("/api/faults") : try client.request("DELETE", "/api/faults")

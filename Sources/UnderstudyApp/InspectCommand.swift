@@ -12,14 +12,12 @@ enum InspectCommand {
 
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
         let all = options + MintCommand.settingOptions
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: "Take a token apart: header and claims, times (ISO 8601 and relative), the provider and key it names, "
-                                + "whether Understudy's keys (current or retired) verify it, time status, nonce, and the scenario it matches. "
-                                + "Exit 1 when it is not a JWT at all.",
-                                usage: "understudy inspect TOKEN [--raw-nonce <raw>] [--json] [--server <url> | <setting flags>]", options: all))
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy inspect")
+        let help = HelpText(overview: "Take a token apart: header and claims, times (ISO 8601 and relative), the provider and key it names, "
+                            + "whether Understudy's keys (current or retired) verify it, time status, nonce, and the scenario it matches. "
+                            + "Exit 1 when it is not a JWT at all.",
+                            usage: "understudy inspect TOKEN [--raw-nonce <raw>] [--json] [--server <url> | <setting flags>]")
+        guard let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy inspect",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard parsed.positionals.count == 1 else { throw UsageError("give one token: understudy inspect eyJhbGciOi...") }
         let token = parsed.positionals[0]
         let report: JSONValue

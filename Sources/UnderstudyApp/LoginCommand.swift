@@ -25,15 +25,12 @@ enum LoginCommand {
     ]
 
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: "Sign in through a running server's web flow and print the parameters the app's callback "
-                                + "receives (code, state, id_token, user...), one name=value per line.",
-                                usage: "understudy login apple|google --client-id <id> --redirect-uri <uri> [--email <addr>] [<options>]",
-                                options: options)
-                       + "\nEXIT STATUS: 0 a code came back, 1 the provider answered an error, 64 usage error, 69 server unreachable.\n")
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy login")
+        let help = HelpText(overview: "Sign in through a running server's web flow and print the parameters the app's callback "
+                            + "receives (code, state, id_token, user...), one name=value per line.",
+                            usage: "understudy login apple|google --client-id <id> --redirect-uri <uri> [--email <addr>] [<options>]",
+                            epilogue: "\nEXIT STATUS: 0 a code came back, 1 the provider answered an error, 64 usage error, 69 server unreachable.\n")
+        guard let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy login",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard parsed.positionals.count == 1, let provider = FlowProvider(rawValue: parsed.positionals[0]) else {
             throw UsageError("say which provider: understudy login apple|google --client-id ID --redirect-uri URI")
         }

@@ -26,15 +26,13 @@ enum MailCommands {
             options.insert(OptionSpec("--purpose", "P", "verify-email, magic-link, reset-password, unsubscribe or other."), at: 1)
         }
         let all = options + [OptionSpec("--config", "FILE", "Configuration file, to find the server's address.")]
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: kind == "otp"
-                                ? "Print the newest one-time code sent to an address, waiting for it if needed."
-                                : "Print the newest link sent to an address, waiting for it if needed.",
-                                usage: "understudy \(kind) --to <addr> [--wait <seconds>] [--after <id>]" + (kind == "link" ? " [--purpose <p>]" : ""),
-                                options: all) + ExitCode.serverHelp)
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy \(kind)")
+        let help = HelpText(overview: kind == "otp"
+                            ? "Print the newest one-time code sent to an address, waiting for it if needed."
+                            : "Print the newest link sent to an address, waiting for it if needed.",
+                            usage: "understudy \(kind) --to <addr> [--wait <seconds>] [--after <id>]" + (kind == "link" ? " [--purpose <p>]" : ""),
+                            epilogue: ExitCode.serverHelp)
+        guard let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy \(kind)",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard let to = parsed.value("--to"), parsed.positionals.isEmpty else {
             throw UsageError("say whose mail to read: understudy \(kind) --to alice@example.com --wait 30")
         }
@@ -76,14 +74,12 @@ enum MailCommands {
             OptionSpec("--json", nil, "Print the API's JSON instead of a table."),
             serverOption, OptionSpec("--config", "FILE", "Configuration file, to find the server's address."),
         ]
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: "List caught messages, newest first: id, time, recipient, codes, subject (tab-separated). "
-                                + "An empty inbox prints nothing and says so on standard error.",
-                                usage: "understudy inbox [--to <addr>] [--query <text>] [--limit <n>] [--json]", options: options)
-                       + ExitCode.serverHelp)
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy inbox")
+        let help = HelpText(overview: "List caught messages, newest first: id, time, recipient, codes, subject (tab-separated). "
+                            + "An empty inbox prints nothing and says so on standard error.",
+                            usage: "understudy inbox [--to <addr>] [--query <text>] [--limit <n>] [--json]",
+                            epilogue: ExitCode.serverHelp)
+        guard let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy inbox",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard parsed.positionals.isEmpty else { throw UsageError("inbox takes no arguments; filter with --to ADDR or --query TEXT") }
         var query = "limit=\(URLEncoding.queryComponent(parsed.value("--limit") ?? "20"))"
         if let to = parsed.value("--to") { query += "&to=\(URLEncoding.queryComponent(to))" }
@@ -130,16 +126,14 @@ enum MailCommands {
             OptionSpec("--smtp", "ADDR", "The sink's SMTP address (default: from the configuration)."),
             OptionSpec("--config", "FILE", "Configuration file, to find the SMTP address."),
         ]
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: "Send a test email to the sink over SMTP; prints the stored message's id. "
-                                + "Without --body it reads standard input when that is not a terminal: a whole RFC 5322 message "
-                                + "if it starts with headers, else the body (so give --body, or </dev/null, when standard input is a pipe "
-                                + "that never closes). With -t, -f, -i and -oi it stands in for sendmail.",
-                                usage: "understudy send --to <addr> [--subject <s>] [--body <b>] | understudy send [-t] [-f <addr>] [<addr>...] < message.eml",
-                                options: options) + ExitCode.serverHelp)
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy send")
+        let help = HelpText(overview: "Send a test email to the sink over SMTP; prints the stored message's id. "
+                            + "Without --body it reads standard input when that is not a terminal: a whole RFC 5322 message "
+                            + "if it starts with headers, else the body (so give --body, or </dev/null, when standard input is a pipe "
+                            + "that never closes). With -t, -f, -i and -oi it stands in for sendmail.",
+                            usage: "understudy send --to <addr> [--subject <s>] [--body <b>] | understudy send [-t] [-f <addr>] [<addr>...] < message.eml",
+                            epilogue: ExitCode.serverHelp)
+        guard let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy send",
+                                                     output: output, help: help) else { return ExitCode.success }
         if parsed.has("--from") && parsed.has("-f") { throw UsageError("give the sender once, with --from or -f") }
         var stdin: [UInt8] = []
         if !parsed.has("--body") && !input.isTerminal {

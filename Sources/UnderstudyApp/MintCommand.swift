@@ -47,13 +47,11 @@ enum MintCommand {
 
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
         let all = options + settingOptions
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: overview,
-                                usage: "understudy mint apple|google [--aud <aud>] [--email <email>] [--nonce <n> | --raw-nonce <r>] [--claim key=value]... [--ttl <s>] [--json] [--server <url> | <setting flags>]",
-                                options: all) + signsWith(environment) + ExitCode.serverHelp)
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy mint")
+        let help = HelpText(overview: overview,
+                            usage: "understudy mint apple|google [--aud <aud>] [--email <email>] [--nonce <n> | --raw-nonce <r>] [--claim key=value]... [--ttl <s>] [--json] [--server <url> | <setting flags>]",
+                            epilogue: signsWith(environment) + ExitCode.serverHelp)
+        guard let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy mint",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard parsed.positionals.count == 1, let provider = parsed.positionals.first, ["apple", "google"].contains(provider) else {
             throw UsageError("name the provider: understudy mint apple --aud com.example.app (or: understudy mint google ...)")
         }

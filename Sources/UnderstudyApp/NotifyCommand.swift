@@ -17,14 +17,11 @@ enum NotifyCommand {
 
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
         let all = options + MintCommand.settingOptions
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: "Send a Sign in with Apple server-to-server notification to an app: an events JWT signed with "
-                                + "Apple's keys, POSTed as {\"payload\": \"<jwt>\"}. Prints the app's status and body; exit 1 unless it answered 2xx.",
-                                usage: "understudy notify apple --type <type> (--email <email> | --sub <sub>) --url <url> [--json] [--server <url>]",
-                                options: all))
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy notify")
+        let help = HelpText(overview: "Send a Sign in with Apple server-to-server notification to an app: an events JWT signed with "
+                            + "Apple's keys, POSTed as {\"payload\": \"<jwt>\"}. Prints the app's status and body; exit 1 unless it answered 2xx.",
+                            usage: "understudy notify apple --type <type> (--email <email> | --sub <sub>) --url <url> [--json] [--server <url>]")
+        guard let parsed = try ParsedArguments.parse(arguments, options: all, command: "understudy notify",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard parsed.positionals == ["apple"] else {
             throw UsageError("only Apple sends server-to-server notifications: understudy notify apple --type consent-revoked --email alice@example.com --url http://127.0.0.1:3000/apple/notifications")
         }

@@ -10,13 +10,11 @@ enum ScenariosCommand {
     ]
 
     static func run(_ arguments: [String], output: CommandOutput) throws -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: "List the token scenarios (`understudy mint apple --scenario NAME`): provider, expected verdict "
-                                + "(accept, reject, or depends on the verifier) and why.",
-                                usage: "understudy scenarios [--provider apple|google] [--profile <name>] [--json]", options: options))
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy scenarios")
+        let help = HelpText(overview: "List the token scenarios (`understudy mint apple --scenario NAME`): provider, expected verdict "
+                            + "(accept, reject, or depends on the verifier) and why.",
+                            usage: "understudy scenarios [--provider apple|google] [--profile <name>] [--json]")
+        guard let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy scenarios",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard parsed.positionals.isEmpty else { throw UsageError("scenarios takes no arguments; see `understudy scenarios --help`") }
         var provider: ProviderName?
         if let p = parsed.value("--provider") {

@@ -11,15 +11,12 @@ enum ServeCommand {
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
         let started = monotonicNanoseconds()
         let options = UnderstudyCLI.settingOptions + [readyFileOption]
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: "Run Understudy: Apple and Google endpoints over HTTP, and the mail sink over SMTP. "
-                                + "Every setting also reads from the configuration file and from its UNDERSTUDY_* variable. "
-                                + "Diagnostics go to standard error.",
-                                usage: "understudy serve [--config <file>] [--http <addr>] [--smtp <addr>] [--data <path>] [--ready-file <file>] [<setting flags>]",
-                                options: options))
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy serve")
+        let help = HelpText(overview: "Run Understudy: Apple and Google endpoints over HTTP, and the mail sink over SMTP. "
+                            + "Every setting also reads from the configuration file and from its UNDERSTUDY_* variable. "
+                            + "Diagnostics go to standard error.",
+                            usage: "understudy serve [--config <file>] [--http <addr>] [--smtp <addr>] [--data <path>] [--ready-file <file>] [<setting flags>]")
+        guard let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy serve",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard parsed.positionals.isEmpty else {
             throw UsageError("serve takes no arguments, got '\(parsed.positionals[0])'; settings are flags, e.g. --http 127.0.0.1:7080")
         }

@@ -23,14 +23,12 @@ enum TrustCommands {
         let rest = Array(arguments.dropFirst())
         switch sub {
         case "path", "show":
-            if rest.contains("--help") || rest.contains("-h") {
-                output.out(helpText(overview: sub == "path"
-                                    ? "Print the path of the local CA's certificate (PEM), making the CA on first use."
-                                    : "Print the local CA's certificate (PEM), making the CA on first use.",
-                                    usage: "understudy ca \(sub!) [--ca <dir>] [--config <file>]", options: settingOptions))
-                return ExitCode.success
-            }
-            let parsed = try ParsedArguments.parse(rest, options: settingOptions, command: "understudy ca \(sub!)")
+            let help = HelpText(overview: sub == "path"
+                                ? "Print the path of the local CA's certificate (PEM), making the CA on first use."
+                                : "Print the local CA's certificate (PEM), making the CA on first use.",
+                                usage: "understudy ca \(sub!) [--ca <dir>] [--config <file>]")
+            guard let parsed = try ParsedArguments.parse(rest, options: settingOptions, command: "understudy ca \(sub!)",
+                                                         output: output, help: help) else { return ExitCode.success }
             guard parsed.positionals.isEmpty else { throw UsageError("ca \(sub!) takes no arguments; see `understudy ca \(sub!) --help`") }
             let configuration = try UnderstudyCLI.configuration(parsed, environment: environment)
             let authority = try openAuthority(configuration)
@@ -67,12 +65,10 @@ enum TrustCommands {
     // MARK: understudy hosts
 
     static func hosts(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: "Print the /etc/hosts and Docker extra_hosts lines that send the provider hosts to Understudy.",
-                                usage: "understudy hosts [--https <addr>] [--config <file>]", options: settingOptions))
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: settingOptions, command: "understudy hosts")
+        let help = HelpText(overview: "Print the /etc/hosts and Docker extra_hosts lines that send the provider hosts to Understudy.",
+                            usage: "understudy hosts [--https <addr>] [--config <file>]")
+        guard let parsed = try ParsedArguments.parse(arguments, options: settingOptions, command: "understudy hosts",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard parsed.positionals.isEmpty else { throw UsageError("hosts takes no arguments; see `understudy hosts --help`") }
         let configuration = try UnderstudyCLI.configuration(parsed, environment: environment)
         let https = configuration.https.flatMap(ListenAddress.init)
@@ -98,12 +94,10 @@ enum TrustCommands {
 
     static func env(_ arguments: [String], environment: [String: String], output: CommandOutput) throws -> Int32 {
         let options = settingOptions + [OptionSpec("--stack", "STACK", "One of \(stacks.joined(separator: ", ")) (default shell: every variable).")]
-        if arguments.contains("--help") || arguments.contains("-h") {
-            output.out(helpText(overview: "Print ready-to-paste lines that point a stack at Understudy: the proxy, the CA, the hosts.",
-                                usage: "understudy env [--stack node|python|go|docker] [--config <file>]", options: options))
-            return ExitCode.success
-        }
-        let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy env")
+        let help = HelpText(overview: "Print ready-to-paste lines that point a stack at Understudy: the proxy, the CA, the hosts.",
+                            usage: "understudy env [--stack node|python|go|docker] [--config <file>]")
+        guard let parsed = try ParsedArguments.parse(arguments, options: options, command: "understudy env",
+                                                     output: output, help: help) else { return ExitCode.success }
         guard parsed.positionals.isEmpty else { throw UsageError("env takes no arguments; see `understudy env --help`") }
         let stack = parsed.value("--stack") ?? "shell"
         guard stacks.contains(stack) else {
