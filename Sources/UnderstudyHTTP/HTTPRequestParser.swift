@@ -232,12 +232,13 @@ public struct HTTPRequestParser: Sendable {
         let searchEnd = min(buffer.count, start + max(budget, 0))
         var index = max(scanIndex, start)
         var bareCR = false
+        var undecidedCR = false
         let found: Int? = buffer.withUnsafeBufferPointer { bytes in
             while index < searchEnd {
                 let byte = bytes[index]
                 if byte == ASCII.lf { return index }
                 if byte == ASCII.cr {
-                    guard index + 1 < bytes.count else { return nil }   // decided by the next byte
+                    guard index + 1 < bytes.count else { undecidedCR = true; return nil }   // decided by the next byte
                     if bytes[index + 1] != ASCII.lf { bareCR = true; return nil }
                 }
                 index += 1
@@ -247,6 +248,9 @@ public struct HTTPRequestParser: Sendable {
         if bareCR { return .bareCR }
         guard let lf = found else {
             scanIndex = index
+            // A CR last in the buffer waits for its next byte even at the budget: a bare CR is a 400
+            // however the bytes were cut, as when they arrive together (then a CR LF past the budget is 431).
+            if undecidedCR { return .needMore }
             return buffer.count - start >= max(budget, 1) ? .tooLong : .needMore
         }
         readIndex = lf + 1

@@ -404,6 +404,19 @@ extension Outcome: @unchecked Sendable {}
         #expect(error?.errorCode == "invalid_line_ending", "\(input.debugDescription)")
     }
 
+    /// Found by the fuzzer: a CR that is the last byte the header budget allows was a 431 when the
+    /// bytes came one at a time and a 400 when they came together.
+    @Test(arguments: Feed.allCases)
+    func aCRAtTheHeaderBudgetIsDecidedByItsNextByteHoweverTheBytesArrive(feed: Feed) {
+        let limits = HTTPLimits(maxHeaderBytes: 64, maxHeaderCount: 4, maxBodyBytes: 64)
+        let first = "GET / HTTP/1.1\r\n"
+        let filler = String(repeating: "a", count: 64 - first.utf8.count - 2 - 1)   // "X:" + filler + CR: the whole budget
+        let bare = parseError(first + "X:" + filler + "\rL\r\n\r\n", feed: feed, limits: limits)
+        #expect(bare?.errorCode == "invalid_line_ending")
+        let long = parseError(first + "X:" + filler + "\r\n\r\n", feed: feed, limits: limits)
+        #expect(long?.status.code == 431)
+    }
+
     @Test func aCRAtTheEndOfWhatArrivedWaitsForTheNextByte() {
         var parser = HTTPRequestParser()
         parser.feed(Array("GET / HTTP/1.1\r".utf8))
