@@ -16,13 +16,13 @@ public struct InboxRoutes: Sendable {
     public init(inbox: Inbox) { self.inbox = inbox }
 
     /// Every route but the event stream answers only once the messages already answered 250 are
-    /// indexed (`consistent`), so a test that sends mail and then asks always finds it; and each
+    /// indexed (`Inbox.consistent`), so a test that sends mail and then asks always finds it; and each
     /// runs on the server's worker pool (`blocking`), since it reads SQLite or the message log, so a
     /// slow search never holds up the SMTP sessions on a loop thread.
     public func register(on router: inout Router) {
         func indexed(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
             router.add(method, pattern) { [self] request, parameters in
-                consistent { .blocking { handler(request, parameters) } }
+                inbox.consistent { .blocking { handler(request, parameters) } }
             }
         }
         indexed(.get, "/api/messages") { [self] request, _ in respond { try list(request) } }
@@ -47,16 +47,9 @@ public struct InboxRoutes: Sendable {
         router.add(.get, "/api/events") { [self] _, _ in events() }
     }
 
-    /// Answers once the messages already accepted are indexed (`Inbox.consistent`).
-    func consistent(_ reply: @escaping @Sendable () -> HTTPReply) -> HTTPReply { inbox.consistent(reply) }
-
-    static func unavailable(_ error: InboxError) -> HTTPResponse { error.unavailableResponse }
-
     // MARK: Errors
 
-    struct Problem: Error {
-        var response: HTTPResponse
-    }
+    typealias Problem = HTTPProblem
 
     static func notFound(_ id: String) -> Problem {
         Problem(response: .problem(.notFound, error: "message_not_found",
@@ -84,7 +77,7 @@ public struct InboxRoutes: Sendable {
     func storeFailure(_ error: any Error, while doing: String) -> HTTPResponse {
         if let failure = inbox.storageFailure(error) {
             inbox.report("understudy: error: the inbox store failed while \(doing): \(failure)")
-            return Self.unavailable(failure)
+            return failure.unavailableResponse
         }
         inbox.report("understudy: error: the inbox store failed while \(doing): \(error)")
         return .problem(.internalServerError, error: "store_failed",

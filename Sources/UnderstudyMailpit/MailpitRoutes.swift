@@ -29,7 +29,7 @@ public struct MailpitRoutes: Sendable {
     public func register(on router: inout Router) {
         func indexed(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping @Sendable (HTTPRequest, RouteParameters) throws -> HTTPResponse) {
             router.add(method, pattern) { [self] request, parameters in
-                consistent { .blocking { respond { try handler(request, parameters) } } }
+                inbox.consistent { .blocking { respond { try handler(request, parameters) } } }
             }
         }
         indexed(.get, "/api/v1/messages") { [self] r, _ in try list(r, search: nil) }
@@ -81,7 +81,7 @@ public struct MailpitRoutes: Sendable {
         let ok = Self.ok
         router.add(.get, "/livez") { _, _ in .response(ok) }
         router.add(.get, "/readyz") { [inbox] _, _ in
-            if let failure = inbox.indexFailure { return .response(Self.unavailable(failure)) }
+            if let failure = inbox.indexFailure { return .response(failure.unavailableResponse) }
             return .response(ok)
         }
     }
@@ -90,14 +90,7 @@ public struct MailpitRoutes: Sendable {
 
     // MARK: Consistency and errors
 
-    /// Answers once the messages already accepted are indexed (`Inbox.consistent`).
-    func consistent(_ reply: @escaping @Sendable () -> HTTPReply) -> HTTPReply { inbox.consistent(reply) }
-
-    static func unavailable(_ error: InboxError) -> HTTPResponse { error.unavailableResponse }
-
-    struct Problem: Error {
-        var response: HTTPResponse
-    }
+    typealias Problem = HTTPProblem
 
     static func notFound(_ id: String) -> Problem {
         Problem(response: .problem(.notFound, error: "message_not_found",
@@ -121,7 +114,7 @@ public struct MailpitRoutes: Sendable {
             // As the inbox API does: the client hears 503 or 500, the server's log gets the cause.
             if let failure = inbox.storageFailure(error) {
                 inbox.report("understudy: error: the inbox store failed while answering a Mailpit API request: \(failure)")
-                return .response(Self.unavailable(failure))
+                return .response(failure.unavailableResponse)
             }
             inbox.report("understudy: error: the inbox store failed while answering a Mailpit API request: \(error)")
             return .response(.problem(.internalServerError, error: "store_failed",
@@ -416,7 +409,7 @@ public struct MailpitRoutes: Sendable {
                 case .success(let id): promise.succeed(.json(["ID": .string(id)]))
                 case .failure(let error):
                     inbox.report("understudy: refused a message from <\(parsed.envelopeFrom)> sent through /api/v1/send (HTTP 503): \(error)")
-                    promise.succeed(Self.unavailable(error))
+                    promise.succeed(error.unavailableResponse)
                 }
             }
         }
