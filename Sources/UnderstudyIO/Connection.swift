@@ -291,9 +291,7 @@ public final class Connection: Transport {
         if reason == .closedLocally && hasUnreadInput() {
             linger()
         } else {
-            eventLoop.deregister(fd: fd, closing: true)
-            closeDescriptor(fd)
-            onClose?()
+            release()
         }
         let handler = self.handler
         self.handler = nil   // break the connection <-> handler cycle
@@ -318,7 +316,7 @@ public final class Connection: Transport {
         do throws(IOError) {
             try eventLoop.reregister(fd: fd, events: EpollEvents.input | EpollEvents.readHangUp)
         } catch {
-            finishLingering()
+            release()   // cannot linger: close now (no linger timer is set yet)
             return
         }
         lingerTimer = eventLoop.scheduleConfined(after: lingerTime) { [self] in finishLingering() }   // cancelled there
@@ -345,6 +343,11 @@ public final class Connection: Transport {
         guard let timer = lingerTimer else { return }
         lingerTimer = nil
         timer.cancel()
+        release()
+    }
+
+    /// Gives the descriptor back, once: off the loop, closed, and the server told.
+    private func release() {
         eventLoop.deregister(fd: fd, closing: true)
         closeDescriptor(fd)
         onClose?()
