@@ -85,7 +85,7 @@ let package = Package(
         // MARK: Tests, one per module
         // Shared by the live tests of the I/O layer and the two servers: a blocking socket client
         // and small concurrency helpers. Not part of any product.
-        .target(name: "UnderstudyTestSupport", dependencies: ["UnderstudyIO", "UnderstudyTLS"], path: "Tests/UnderstudyTestSupport"),
+        .target(name: "UnderstudyTestSupport", dependencies: ["UnderstudyIO", "UnderstudyTLS", "UnderstudyHTTP", "UnderstudyJSON"], path: "Tests/UnderstudyTestSupport"),
         .testTarget(name: "UnderstudyJSONTests", dependencies: ["UnderstudyJSON"]),
         .testTarget(name: "UnderstudyIOTests", dependencies: ["UnderstudyIO", "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyHTTPTests", dependencies: ["UnderstudyHTTP", "UnderstudyJSON"]),
@@ -102,9 +102,11 @@ let package = Package(
                     dependencies: ["UnderstudyWebFlows", "UnderstudyGrants", "UnderstudyProviders", "UnderstudyHTTP", "UnderstudyJOSE", "UnderstudyJSON"]),
         .testTarget(name: "UnderstudyInboxTests", dependencies: ["UnderstudyInbox", "UnderstudyHTTP"]),
         .testTarget(name: "UnderstudyMailAPIsTests",
-                    dependencies: ["UnderstudyMailAPIs", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"]),
+                    dependencies: ["UnderstudyMailAPIs", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON",
+                                   "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyMailpitTests",
-                    dependencies: ["UnderstudyMailpit", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON"]),
+                    dependencies: ["UnderstudyMailpit", "UnderstudyInbox", "UnderstudyStore", "UnderstudyMIME", "UnderstudyHTTP", "UnderstudyJSON",
+                                   "UnderstudyTestSupport"]),
         .testTarget(name: "UnderstudyWebUITests", dependencies: ["UnderstudyWebUI", "UnderstudyHTTP"]),
         .testTarget(name: "UnderstudyAppTests",
                     dependencies: ["UnderstudyApp", "UnderstudyHTTP", "UnderstudyInbox", "UnderstudyMailAPIs", "UnderstudyStore", "UnderstudyJOSE", "UnderstudyJSON",

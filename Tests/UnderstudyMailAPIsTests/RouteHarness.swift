@@ -4,26 +4,8 @@ import UnderstudyHTTP
 import UnderstudyInbox
 import UnderstudyJSON
 import UnderstudyStore
+import UnderstudyTestSupport
 @testable import UnderstudyMailAPIs
-
-/// Drives a frozen router in-process: blocking work runs inline, deferred replies are waited for.
-final class ReplyCollector: HTTPResponsePromise, Sendable {
-    private let response = Mutex<HTTPResponse?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-    func succeed(_ r: HTTPResponse) {
-        let first = response.withLock { current -> Bool in
-            guard current == nil else { return false }
-            current = r
-            return true
-        }
-        if first { done.signal() }
-    }
-    func onCancel(_ callback: @escaping @Sendable () -> Void) {}
-    func wait() -> HTTPResponse? {
-        guard done.wait(timeout: .now() + 30) == .success else { return nil }
-        return response.withLock { $0 }
-    }
-}
 
 struct RouteHarness {
     let inbox: Inbox
@@ -38,25 +20,12 @@ struct RouteHarness {
 
     func close() { inbox.close() }
 
-    struct Reply {
-        var response: HTTPResponse
-        var status: Int { Int(response.status.code) }
-        var json: JSONValue? { try? JSONValue.parse(response.body) }
-        var text: String { String(decoding: response.body, as: UTF8.self) }
-        func header(_ name: String) -> String? { response.headers[name] }
-    }
+    typealias Reply = RouterReply
 
     @discardableResult
     func request(_ method: HTTPMethod, _ target: String, json: JSONValue? = nil, headers extra: [(String, String)] = [],
                  body: [UInt8]? = nil) -> Reply {
-        var headers: HTTPHeaders = [:]
-        if json != nil { headers.add(name: "Content-Type", value: "application/json") }
-        for (name, value) in extra { headers.add(name: name, value: value) }
-        let request = HTTPRequest(method: method, target: target, headers: headers,
-                                  body: body ?? json.map { Array($0.serialized().utf8) } ?? [])
-        let collector = ReplyCollector()
-        collector.complete(with: router.respond(to: request))
-        return Reply(response: collector.wait() ?? .problem(.internalServerError, error: "test_timeout", message: "no reply in 30 s"))
+        router.testRequest(method, target, json: json, headers: extra, body: body)
     }
 
     /// The newest stored message, once everything accepted is indexed.
